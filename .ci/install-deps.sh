@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package dmlcheck needs to build, test and fuzz, by name.
+# Idempotent: packages already installed are left alone; safe to run repeatedly.
+set -euo pipefail
+
+packages=(
+  meson ninja-build gcc clang pkg-config
+  libsqlite3-dev sqlite3 libjansson-dev
+  ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers clinfo
+  pocl-opencl-icd oclgrind
+  libclang-rt-14-dev valgrind libxml2-utils git
+)
+# Optional extras a caller can ask for (e.g. DMLCHECK_EXTRA_PACKAGES=chromium for the
+# rendered-report test); left out by default because they are large.
+if [ -n "${DMLCHECK_EXTRA_PACKAGES:-}" ]; then
+  read -r -a extra <<<"$DMLCHECK_EXTRA_PACKAGES"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${missing[*]}"

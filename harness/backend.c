@@ -1,0 +1,37 @@
+/* backend.c: the backend registry.  The OpenCL backend registers itself here when built. */
+#include "backend.h"
+
+#include <string.h>
+
+extern const backend_vtable reference_backend;
+#ifdef DMLCHECK_HAVE_OPENCL
+extern const backend_vtable opencl_backend;
+#endif
+
+const backend_vtable *const backend_registry[] = {
+    &reference_backend,
+#ifdef DMLCHECK_HAVE_OPENCL
+    &opencl_backend,
+#endif
+    NULL,
+};
+
+const backend_vtable *backend_find(const char *name)
+{
+    for (size_t i = 0; backend_registry[i]; i++)
+        if (!strcmp(backend_registry[i]->name, name))
+            return backend_registry[i];
+    return NULL;
+}
+
+const char *run_status_name(run_status s)
+{
+    switch (s) {
+    case RUN_OK: return "ok";
+    case RUN_BACKEND_ERROR: return "backend_error";
+    case RUN_UNSUPPORTED: return "unsupported";
+    case RUN_OUT_OF_BOUNDS_WRITE: return "out_of_bounds_write";
+    case RUN_INPUT_MODIFIED: return "input_modified";
+    }
+    return "?";
+}

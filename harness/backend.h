@@ -1,0 +1,52 @@
+/*
+ * backend.h: what an implementation under test looks like to the harness.  The reference
+ * engine is the first backend; the OpenCL backend is the second.  A backend runs a case the
+ * validator accepted and writes each logical output element at its strided address in the
+ * caller's buffers (pre-filled with CASE_CANARY_BYTE); bytes that belong to no logical
+ * element may be left alone.
+ */
+#ifndef DMLCHECK_BACKEND_H
+#define DMLCHECK_BACKEND_H
+
+#include <stdbool.h>
+
+#include "case.h"
+#include "error.h"
+
+typedef enum run_status {
+    RUN_OK = 0,
+    RUN_BACKEND_ERROR,       /* the backend failed (message in err) */
+    RUN_UNSUPPORTED,         /* the backend cannot run this case on this device (message) */
+    RUN_OUT_OF_BOUNDS_WRITE, /* a guard band around an output buffer was overwritten */
+    RUN_INPUT_MODIFIED,      /* the input buffer changed during the run */
+} run_status;
+const char *run_status_name(run_status s);
+
+/* What a backend says about the device it runs on, for stores and reports. */
+typedef struct backend_info {
+    char platform[128];
+    char device[128];
+    char driver[128];
+    char c_version[64];   /* OpenCL C version, or "" */
+    char fp_config[128];  /* e.g. "denorm,inf_nan,round_to_nearest" */
+    bool flushes_denormals; /* fp32 denormals may be flushed (no CL_FP_DENORM) */
+} backend_info;
+
+typedef struct backend backend; /* opaque, one per implementation */
+
+typedef struct backend_vtable {
+    const char *name;    /* --backend NAME */
+    const char *summary; /* one line for --help */
+    /* device: --device selector or NULL for the default.  NULL return: err says why. */
+    backend *(*open)(const char *device, dmlc_error *err);
+    run_status (*run)(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                      dmlc_error *err);
+    void (*info)(backend *b, backend_info *info);
+    void (*close)(backend *b);
+} backend_vtable;
+
+/* Registered backends, NULL-terminated; the reference first. */
+extern const backend_vtable *const backend_registry[];
+const backend_vtable *backend_find(const char *name);
+
+#endif

@@ -1,0 +1,170 @@
+/* case.c: ownership and DML-pointer plumbing of dml_case. */
+#include "case.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void case_init(dml_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->op = OP_COUNT;
+}
+
+void case_free(dml_case *c)
+{
+    free(c->input_data);
+    free(c->expected_output);
+    free(c->expected_indices);
+    free(c->comment);
+    case_init(c);
+}
+
+static bool dup_bytes(void **dst, const void *src, size_t n)
+{
+    *dst = NULL;
+    if (!src)
+        return true;
+    *dst = malloc(n ? n : 1);
+    if (!*dst)
+        return false;
+    memcpy(*dst, src, n);
+    return true;
+}
+
+bool case_copy(dml_case *dst, const dml_case *src)
+{
+    *dst = *src;
+    dst->input_data = NULL;
+    dst->expected_output = dst->expected_indices = NULL;
+    dst->comment = NULL;
+    bool ok = dup_bytes((void **)&dst->input_data, src->input_data, case_tensor_bytes(&src->input))
+        && dup_bytes((void **)&dst->expected_output, src->expected_output,
+                     case_tensor_elements(&src->output) * sizeof(uint64_t))
+        && dup_bytes((void **)&dst->expected_indices, src->expected_indices,
+                     case_tensor_elements(&src->indices) * sizeof(uint64_t))
+        && dup_bytes((void **)&dst->comment, src->comment, src->comment ? strlen(src->comment) + 1 : 0);
+    case_link(dst);
+    if (!ok)
+        case_free(dst);
+    return ok;
+}
+
+UINT64 case_tensor_bytes(const case_tensor *t)
+{
+    if (t->has_total_bytes)
+        return t->total_bytes;
+    return dml_calc_buffer_tensor_size(t->type, t->rank, t->sizes, t->has_strides ? t->strides : NULL);
+}
+
+uint64_t case_tensor_elements(const case_tensor *t)
+{
+    return t->present ? tensor_element_count(t->rank, t->sizes) : 0;
+}
+
+void case_tensor_view(const case_tensor *t, tensor_view *v)
+{
+    tensor_view_from_desc(v, &t->buffer);
+}
+
+static void link_tensor(case_tensor *t)
+{
+    t->buffer = (DML_BUFFER_TENSOR_DESC){
+        .DataType = t->type,
+        .Flags = t->flags,
+        .DimensionCount = t->rank,
+        .Sizes = t->sizes,
+        .Strides = t->has_strides ? t->strides : NULL,
+        .TotalTensorSizeInBytes = case_tensor_bytes(t),
+        .GuaranteedBaseOffsetAlignment = t->base_alignment,
+    };
+    t->desc = (DML_TENSOR_DESC){ DML_TENSOR_TYPE_BUFFER, &t->buffer };
+}
+
+void case_link(dml_case *c)
+{
+    link_tensor(&c->input);
+    link_tensor(&c->output);
+    link_tensor(&c->indices);
+    memset(&c->dml, 0, sizeof c->dml);
+    c->op_desc = (DML_OPERATOR_DESC){ DML_OPERATOR_INVALID, NULL };
+    if (c->op >= OP_COUNT)
+        return;
+    c->op_desc.Type = op_table[c->op].dml_type;
+    if (op_is_arg_reduce(c->op)) {
+        /* ARGMIN and ARGMAX descriptors have identical layouts. */
+        c->dml.argmax = (DML_ARGMAX_OPERATOR_DESC){
+            &c->input.desc, &c->output.desc, c->axis_count, c->axes, c->direction,
+        };
+        c->op_desc.Desc = &c->dml.argmax;
+    } else {
+        c->dml.max_pooling2 = (DML_MAX_POOLING2_OPERATOR_DESC){
+            &c->input.desc, &c->output.desc, c->indices.present ? &c->indices.desc : NULL,
+            c->spatial_count, c->pool_strides, c->window, c->start_padding, c->end_padding,
+            c->dilations,
+        };
+        c->op_desc.Desc = &c->dml.max_pooling2;
+    }
+}
+
+const char *nan_policy_name(nan_policy p)
+{
+    return p == NAN_POLICY_PROPAGATE ? "propagate" : "ignore";
+}
+
+bool nan_policy_from_name(const char *name, nan_policy *out)
+{
+    if (!strcasecmp(name, "ignore"))
+        *out = NAN_POLICY_IGNORE;
+    else if (!strcasecmp(name, "propagate"))
+        *out = NAN_POLICY_PROPAGATE;
+    else
+        return false;
+    return true;
+}
+
+const char *case_classes_str(unsigned classes, char *buf, unsigned size)
+{
+    static const char *const names[] = { "nan", "denormal", "padding_window" };
+    buf[0] = 0;
+    for (unsigned i = 0, used = 0; i < 3; i++)
+        if (classes & (1u << i)) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i]);
+            if (n < 0 || (unsigned)n >= size - used)
+                break;
+            used += (unsigned)n;
+        }
+    return buf;
+}
+
+static bool alloc_canary(uint8_t **p, UINT64 bytes)
+{
+    *p = malloc(bytes ? bytes : 1);
+    if (*p)
+        memset(*p, CASE_CANARY_BYTE, bytes);
+    return *p != NULL;
+}
+
+bool case_outputs_alloc(case_outputs *o, const dml_case *c)
+{
+    memset(o, 0, sizeof *o);
+    o->output_bytes = case_tensor_bytes(&c->output);
+    if (!alloc_canary(&o->output, o->output_bytes))
+        return false;
+    if (c->indices.present) {
+        o->indices_bytes = case_tensor_bytes(&c->indices);
+        if (!alloc_canary(&o->indices, o->indices_bytes)) {
+            case_outputs_free(o);
+            return false;
+        }
+    }
+    return true;
+}
+
+void case_outputs_free(case_outputs *o)
+{
+    free(o->output);
+    free(o->indices);
+    memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,25 @@
+/*
+ * error.h: the one error type passed down every fallible call.  A message names the field
+ * and the rule that failed, e.g. "OutputTensor.Sizes[1] is 3 but axis 1 is reduced, so it
+ * must be 1"; callers print it and choose the exit code.
+ */
+#ifndef DMLCHECK_ERROR_H
+#define DMLCHECK_ERROR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define ERR_MSG_MAX 1024
+
+typedef struct dmlc_error {
+    char msg[ERR_MSG_MAX];
+} dmlc_error;
+
+/* Formats the message into err (when err is not NULL) and returns false, so callers can
+ * write `return err_set(err, "...")`. */
+bool err_set(dmlc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool err_setv(dmlc_error *err, const char *fmt, va_list ap);
+/* Prepends "prefix: " to an existing message (context added on the way up). */
+bool err_prefix(dmlc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

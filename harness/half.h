@@ -1,0 +1,29 @@
+/*
+ * half.h: IEEE 754 binary16 <-> binary32 by bit manipulation.  Product code must not rely
+ * on _Float16 (clang 14 lacks it on x86).  half -> float is exact for every input (NaN
+ * payloads are kept, shifted into the top of the float mantissa, quiet bit preserved as
+ * is); float -> half rounds to nearest, ties to even, overflows to infinity, and keeps NaN
+ * a NaN (payload truncated, forced non-zero).
+ */
+#ifndef DMLCHECK_HALF_H
+#define DMLCHECK_HALF_H
+
+#include <stdint.h>
+#include <string.h>
+
+uint32_t half_bits_to_float_bits(uint16_t h);
+uint16_t float_bits_to_half_bits(uint32_t f);
+
+static inline float float_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t float_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+static inline float half_to_float(uint16_t h) { return float_from_bits(half_bits_to_float_bits(h)); }
+static inline uint16_t float_to_half(float f) { return float_bits_to_half_bits(float_to_bits(f)); }
+
+/* fp32 denormals flushed to zero of the same sign (what a device without CL_FP_DENORM may do). */
+static inline uint32_t float_bits_flush_denormal(uint32_t u)
+{
+    return (u & 0x7f800000u) == 0 ? (u & 0x80000000u) : u;
+}
+
+#endif
