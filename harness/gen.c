@@ -1,0 +1,577 @@
+/*
+ * gen.c: the seeded random case generator.  gen_case(seed, index) reseeds a xoshiro256**
+ * from (seed, index) and draws, in this fixed order: operator, feature level, data types,
+ * value distribution, shape and operator parameters, tensor layouts, then the input values
+ * (gen_values.c).  Changing the order or any draw renames every SEED:INDEX; the golden test
+ * in tests/runner/test_gen.c pins the first case of seed 1 so that happens only on purpose.
+ *
+ * Invariants: every case is valid at its feature level (SEMANTICS.md, validate_case); only
+ * integer arithmetic decides anything, so a case is bit-identical on every machine; the
+ * input element count stays within gen_options.max_elements (outputs within four times it);
+ * no state outside the arguments.
+ */
+#include "gen.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "gen_values.h"
+#include "prng.h"
+
+#define GEN_DEFAULT_MAX_ELEMENTS 4096
+/* Larger budgets are clamped: keeps strides and spans far from UINT overflow. */
+#define GEN_MAX_ELEMENTS_CAP (1ull << 28)
+
+const char *gen_layout_name(gen_layout l)
+{
+    static const char *const names[] = {
+#define X(name) #name,
+        GEN_LAYOUTS(X)
+#undef X
+    };
+    return l < GEN_LAYOUT_COUNT ? names[l] : "?";
+}
+
+const char *gen_distribution_name(gen_distribution d)
+{
+    static const char *const names[] = {
+#define X(name) #name,
+        GEN_DISTRIBUTIONS(X)
+#undef X
+    };
+    return d < GEN_DIST_COUNT ? names[d] : "?";
+}
+
+void gen_options_default(gen_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->max_elements = GEN_DEFAULT_MAX_ELEMENTS;
+}
+
+/* ---- Data types per operator and feature level --------------------------------------- */
+
+#define T(x) (1u << DML_TENSOR_DATA_TYPE_##x)
+#define ARG_OPS ((1u << OP_ARGMIN) | (1u << OP_ARGMAX))
+#define POOL_OPS (1u << OP_MAX_POOLING2)
+
+/* Types a feature level adds for some operators; a level allows the union of the rows at or
+ * below it.  MAX_POOLING2's output type is its input type, so its `output` column is 0. */
+typedef struct type_rule {
+    unsigned ops;
+    DML_FEATURE_LEVEL from;
+    uint32_t input, output, indices;
+} type_rule;
+
+static const type_rule type_rules[] = {
+    /* SPEC ARGMIN/ARGMAX tensor support, FL 3_0. */
+    { ARG_OPS, DML_FEATURE_LEVEL_3_0,
+      T(FLOAT32) | T(FLOAT16) | T(INT32) | T(INT16) | T(INT8) | T(UINT32) | T(UINT16) | T(UINT8),
+      T(INT32) | T(INT64) | T(UINT32) | T(UINT64), 0 },
+    /* SPEC ARGMIN/ARGMAX tensor support, FL 4_1 adds 64-bit inputs. */
+    { ARG_OPS, DML_FEATURE_LEVEL_4_1, T(INT64) | T(UINT64), 0, 0 },
+    /* SPEC MAX_POOLING2 tensor support, FL 2_1. */
+    { POOL_OPS, DML_FEATURE_LEVEL_2_1, T(FLOAT32) | T(FLOAT16), 0, T(UINT32) },
+    /* SPEC MAX_POOLING2 tensor support, FL 3_0. */
+    { POOL_OPS, DML_FEATURE_LEVEL_3_0, T(INT8) | T(UINT8), 0, 0 },
+    /* SEMANTICS: MAX_POOLING2 at FL 5_0 (newest doc edition), UINT64 indices too. */
+    { POOL_OPS, DML_FEATURE_LEVEL_5_0,
+      T(INT32) | T(INT16) | T(UINT32) | T(UINT16) | T(INT64) | T(UINT64), 0, T(UINT64) },
+};
+
+gen_type_sets gen_types_at(op_id op, DML_FEATURE_LEVEL fl)
+{
+    gen_type_sets s = { 0, 0, 0 };
+    DML_FEATURE_LEVEL eff = fl_effective(fl);
+    for (size_t i = 0; i < sizeof type_rules / sizeof type_rules[0]; i++)
+        if ((type_rules[i].ops & (1u << op)) && eff && type_rules[i].from <= eff) {
+            s.input |= type_rules[i].input;
+            s.output |= type_rules[i].output;
+            s.indices |= type_rules[i].indices;
+        }
+    return s;
+}
+
+static unsigned popcount32(uint32_t m) { return (unsigned)__builtin_popcount(m); }
+
+/* The k-th set bit of mask (lowest first), k drawn uniformly; mask must be non-zero. */
+static unsigned draw_bit(prng *p, uint32_t mask)
+{
+    uint64_t k = prng_below(p, popcount32(mask));
+    for (unsigned bit = 0;; bit++)
+        if ((mask & (1u << bit)) && k-- == 0)
+            return bit;
+}
+
+/* ---- Operator, feature level, types -------------------------------------------------- */
+
+/* Feature levels the options allow: the given one, or every tested level. */
+static size_t candidate_levels(const gen_options *opt, DML_FEATURE_LEVEL *levels)
+{
+    if (opt->feature_level) {
+        levels[0] = opt->feature_level;
+        return 1;
+    }
+    for (size_t i = 0; i < FL_TESTED_COUNT; i++)
+        levels[i] = fl_tested[i];
+    return FL_TESTED_COUNT;
+}
+
+/* Bit i set when candidate level i has an input type for op that the options allow. */
+static uint32_t usable_levels(op_id op, const gen_options *opt, const DML_FEATURE_LEVEL *levels,
+                              size_t count)
+{
+    uint32_t type_mask = opt->input_type_mask ? opt->input_type_mask : ~0u, usable = 0;
+    for (size_t i = 0; i < count; i++)
+        if (gen_types_at(op, levels[i]).input & type_mask)
+            usable |= 1u << i;
+    return usable;
+}
+
+/* Operator uniformly among those usable at some allowed level, then a level where it is. */
+static bool draw_op_and_level(prng *p, const gen_options *opt, dml_case *c, dmlc_error *err)
+{
+    DML_FEATURE_LEVEL levels[16];
+    size_t count = candidate_levels(opt, levels);
+    uint32_t op_mask = opt->op_mask ? opt->op_mask : (1u << OP_COUNT) - 1, usable_ops = 0;
+    for (int op = 0; op < OP_COUNT; op++)
+        if ((op_mask & (1u << op)) && usable_levels((op_id)op, opt, levels, count))
+            usable_ops |= 1u << op;
+    if (!usable_ops)
+        return err_set(err, "no operator, feature level and input type satisfy the options "
+                            "(op mask 0x%x, feature level %s, type mask 0x%x)",
+                       opt->op_mask, opt->feature_level ? fl_name(opt->feature_level) : "any",
+                       opt->input_type_mask);
+    c->op = (op_id)draw_bit(p, usable_ops);
+    c->feature_level = levels[draw_bit(p, usable_levels(c->op, opt, levels, count))];
+    return true;
+}
+
+static void draw_types(prng *p, const gen_options *opt, dml_case *c)
+{
+    gen_type_sets s = gen_types_at(c->op, c->feature_level);
+    uint32_t type_mask = opt->input_type_mask ? opt->input_type_mask : ~0u;
+    c->input.type = (DML_TENSOR_DATA_TYPE)draw_bit(p, s.input & type_mask);
+    if (op_is_arg_reduce(c->op)) {
+        c->output.type = (DML_TENSOR_DATA_TYPE)draw_bit(p, s.output);
+        return;
+    }
+    c->output.type = c->input.type;
+    c->indices.present = prng_chance(p, 1, 2);
+    if (c->indices.present)
+        c->indices.type = (DML_TENSOR_DATA_TYPE)draw_bit(p, s.indices);
+}
+
+/* ---- Distribution -------------------------------------------------------------------- */
+
+/* Relative weights, in GEN_DISTRIBUTIONS order; padding_window is rare on purpose. */
+static const unsigned dist_weights[GEN_DIST_COUNT] = {
+    [GEN_DIST_uniform] = 6, [GEN_DIST_ties] = 5, [GEN_DIST_all_equal] = 2,
+    [GEN_DIST_extreme_at_both_ends] = 4, [GEN_DIST_signed_zero] = 2, [GEN_DIST_inf] = 2,
+    [GEN_DIST_nan_some] = 2, [GEN_DIST_nan_all] = 1, [GEN_DIST_denormal] = 2,
+    [GEN_DIST_int_extremes] = 3, [GEN_DIST_padding_window] = 1,
+};
+
+static gen_distribution draw_distribution(prng *p, const dml_case *c)
+{
+    unsigned total = 0;
+    for (int d = 0; d < GEN_DIST_COUNT; d++)
+        if (gen_distribution_applies((gen_distribution)d, c->op, c->input.type))
+            total += dist_weights[d];
+    uint64_t pick = prng_below(p, total);
+    for (int d = 0;; d++)
+        if (gen_distribution_applies((gen_distribution)d, c->op, c->input.type)) {
+            if (pick < dist_weights[d])
+                return (gen_distribution)d;
+            pick -= dist_weights[d];
+        }
+}
+
+/* ---- Sizes --------------------------------------------------------------------------- */
+
+static const UINT primes[] = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 61,
+                               67, 97, 127, 251, 509, 1021, 2039, 4093, 8191, 16381, 65521,
+                               131071, 524287, 1048573, 4194301, 16777213, 67108859, 268435399 };
+
+static UINT draw_prime(prng *p, uint64_t limit)
+{
+    size_t n = 0;
+    while (n < sizeof primes / sizeof primes[0] && primes[n] <= limit)
+        n++;
+    return n ? primes[prng_below(p, n)] : 1;
+}
+
+/* 2^k + 1 <= limit for a random k >= 1 (limit itself when below 3). */
+static UINT draw_pow2_plus_one(prng *p, uint64_t limit)
+{
+    unsigned kmax = 0;
+    while (kmax < 31 && (1ull << (kmax + 1)) + 1 <= limit)
+        kmax++;
+    return kmax ? (UINT)(1u << (1 + prng_below(p, kmax))) + 1 : (UINT)limit;
+}
+
+/* A dimension size in [1, limit], biased to small sizes and to edges: 1, primes, one more
+ * than a power of two, and the largest size that fits. */
+static UINT draw_size(prng *p, uint64_t limit)
+{
+    uint64_t r = prng_below(p, 16);
+    if (r < 4 || limit < 2)
+        return 1;
+    if (r < 9)
+        return (UINT)(2 + prng_below(p, limit < 6 ? limit - 1 : 5));
+    if (r < 11)
+        return draw_prime(p, limit);
+    if (r < 13)
+        return draw_pow2_plus_one(p, limit);
+    if (r < 14)
+        return (UINT)limit;
+    return (UINT)(1 + prng_below(p, limit < 32 ? limit : 32));
+}
+
+/* Fisher-Yates shuffle of 0..n-1. */
+static void draw_permutation(prng *p, unsigned n, unsigned *perm)
+{
+    for (unsigned i = 0; i < n; i++)
+        perm[i] = i;
+    for (unsigned i = n; i > 1; i--) {
+        unsigned j = (unsigned)prng_below(p, i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* Sizes of `rank` dimensions whose product stays within budget; dimensions are drawn in a
+ * shuffled order so no position is always the one squeezed by the budget. */
+static void draw_dims(prng *p, unsigned rank, uint64_t budget, UINT *sizes)
+{
+    unsigned order[DML_MAX_RANK];
+    uint64_t product = 1;
+    draw_permutation(p, rank, order);
+    for (unsigned i = 0; i < rank; i++) {
+        sizes[order[i]] = draw_size(p, budget / product);
+        product *= sizes[order[i]];
+    }
+}
+
+/* ---- ARGMIN / ARGMAX shape ----------------------------------------------------------- */
+
+/* One axis, several, or all, in shuffled array order (D2: no duplicates, never none). */
+static void draw_axes(prng *p, dml_case *c)
+{
+    unsigned rank = c->input.rank, perm[DML_MAX_RANK], kind = (unsigned)prng_below(p, 3);
+    unsigned count = kind == 0 || rank == 1 ? 1 : kind == 2 ? rank : 2 + (unsigned)prng_below(p, rank - 1);
+    draw_permutation(p, rank, perm);
+    c->axis_count = count;
+    for (unsigned i = 0; i < count; i++)
+        c->axes[i] = perm[i];
+}
+
+static void draw_arg_shape(prng *p, uint64_t budget, dml_case *c)
+{
+    c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
+    draw_dims(p, c->input.rank, budget, c->input.sizes);
+    draw_axes(p, c);
+    c->direction = prng_chance(p, 1, 2) ? DML_AXIS_DIRECTION_INCREASING : DML_AXIS_DIRECTION_DECREASING;
+    /* Output rank = input rank; reduced axes have size 1. */
+    c->output.rank = c->input.rank;
+    memcpy(c->output.sizes, c->input.sizes, sizeof c->output.sizes);
+    for (UINT a = 0; a < c->axis_count; a++)
+        c->output.sizes[c->axes[a]] = 1;
+}
+
+/* ---- MAX_POOLING2 shape -------------------------------------------------------------- */
+
+static UINT dilated_window(const dml_case *c, unsigned s) { return (c->window[s] - 1) * c->dilations[s] + 1; }
+
+/* D9: the dilated window must fit the padded input; shrinks dilation, then the window. */
+static void fit_window(dml_case *c, unsigned s, UINT in)
+{
+    UINT padded = in + c->start_padding[s] + c->end_padding[s];
+    if (dilated_window(c, s) > padded)
+        c->dilations[s] = 1;
+    if (c->window[s] > padded)
+        c->window[s] = padded;
+}
+
+/* Window, dilation, stride and padding of spatial dimension s of input size `in`.  Padding
+ * stays below the dilated window so only padding_window cases put a window in padding. */
+static void draw_window(prng *p, dml_case *c, unsigned s, UINT in)
+{
+    bool global = prng_chance(p, 1, 8);
+    c->window[s] = global ? in : 1 + (UINT)prng_below(p, 4);
+    c->dilations[s] = global || prng_chance(p, 3, 4) ? 1 : 2 + (UINT)prng_below(p, 2);
+    c->pool_strides[s] = prng_chance(p, 1, 2) ? 1 : 1 + (UINT)prng_below(p, 4);
+    UINT dw = dilated_window(c, s);
+    c->start_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
+    c->end_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
+    fit_window(c, s, in);
+}
+
+/* D8: out = (In + Start + End - dilated) / Stride + 1 (floor); the ceil size (one more) only
+ * when it differs and the last window starts inside In + StartPadding. */
+static UINT pool_out_size(const dml_case *c, unsigned s, UINT in, bool ceil_mode)
+{
+    UINT span = in + c->start_padding[s] + c->end_padding[s] - dilated_window(c, s);
+    UINT stride = c->pool_strides[s], out = span / stride + 1;
+    if (ceil_mode && span % stride && out * stride < in + c->start_padding[s])
+        out++;
+    return out;
+}
+
+static uint64_t pool_output_sizes(dml_case *c, bool ceil_mode)
+{
+    c->output.rank = c->input.rank;
+    c->output.sizes[0] = c->input.sizes[0];
+    c->output.sizes[1] = c->input.sizes[1];
+    for (UINT s = 0; s < c->spatial_count; s++)
+        c->output.sizes[s + 2] = pool_out_size(c, s, c->input.sizes[s + 2], ceil_mode);
+    return tensor_element_count(c->output.rank, c->output.sizes);
+}
+
+static void draw_pool_shape(prng *p, uint64_t budget, bool padding_window, dml_case *c)
+{
+    c->spatial_count = 2 + (UINT)prng_below(p, 2);
+    c->input.rank = c->spatial_count + 2;
+    draw_dims(p, c->input.rank, budget, c->input.sizes);
+    for (UINT s = 0; s < c->spatial_count; s++)
+        draw_window(p, c, s, c->input.sizes[s + 2]);
+    UINT in_padding = c->spatial_count; /* none */
+    if (padding_window) {
+        /* Start padding >= the dilated window: output 0 along this dimension sees only
+         * padding (class padding_window, D7). */
+        in_padding = (UINT)prng_below(p, c->spatial_count);
+        c->start_padding[in_padding] = dilated_window(c, in_padding) + (UINT)prng_below(p, 3);
+    }
+    bool ceil_mode = prng_chance(p, 1, 3);
+    /* Padding can make the output outgrow the input: drop padding (except the one that
+     * makes a padding window) dimension by dimension until it fits. */
+    for (UINT s = 0; s < c->spatial_count; s++) {
+        if (pool_output_sizes(c, ceil_mode) <= 4 * budget)
+            break;
+        if (s == in_padding)
+            continue;
+        c->start_padding[s] = c->end_padding[s] = 0;
+        fit_window(c, s, c->input.sizes[s + 2]);
+    }
+    pool_output_sizes(c, ceil_mode);
+    if (c->indices.present) {
+        c->indices.rank = c->output.rank;
+        memcpy(c->indices.sizes, c->output.sizes, sizeof c->indices.sizes);
+    }
+}
+
+/* ---- Layouts ------------------------------------------------------------------------- */
+
+/* Strides packed in memory order `order` (outermost first) over extents sizes + pad. */
+static void strides_in_order(case_tensor *t, const unsigned *order, const UINT *pad)
+{
+    uint64_t stride = 1;
+    for (unsigned i = t->rank; i-- > 0;) {
+        unsigned d = order[i];
+        t->strides[d] = (UINT)stride;
+        stride *= (uint64_t)t->sizes[d] + pad[d];
+    }
+    t->has_strides = true;
+}
+
+static void identity_order(unsigned rank, unsigned *order)
+{
+    for (unsigned i = 0; i < rank; i++)
+        order[i] = i;
+}
+
+/* Packed row-major, with or without explicit strides. */
+static void layout_packed(prng *p, case_tensor *t)
+{
+    unsigned order[DML_MAX_RANK];
+    UINT pad[DML_MAX_RANK] = { 0 };
+    identity_order(t->rank, order);
+    if (prng_chance(p, 1, 2))
+        strides_in_order(t, order, pad);
+}
+
+/* Row-major with gaps: some dimensions get 1-3 extra elements of pitch; at least the
+ * innermost one when the draw gives none.  The span stays within 4x elements + 64. */
+static void layout_padded(prng *p, case_tensor *t)
+{
+    unsigned order[DML_MAX_RANK];
+    UINT pad[DML_MAX_RANK] = { 0 };
+    uint64_t elements = tensor_element_count(t->rank, t->sizes), span = elements, any = 0;
+    for (unsigned d = 0; d < t->rank; d++) {
+        UINT extra = prng_chance(p, 1, 3) ? 1 + (UINT)prng_below(p, 3) : 0;
+        uint64_t grown = span / t->sizes[d] * (t->sizes[d] + extra);
+        if (extra && grown <= 4 * elements + 64) {
+            pad[d] = extra;
+            span = grown;
+            any = 1;
+        }
+    }
+    if (!any)
+        pad[t->rank - 1] = 1;
+    identity_order(t->rank, order);
+    strides_in_order(t, order, pad);
+}
+
+/* Dimensions stored in another order: channels-last (NHWC / NDHWC) for pooling-shaped
+ * tensors half the time, else a random order that is never the identity. */
+static void layout_permuted(prng *p, case_tensor *t, bool pooling)
+{
+    unsigned order[DML_MAX_RANK], rank = t->rank;
+    UINT pad[DML_MAX_RANK] = { 0 };
+    if (pooling && prng_chance(p, 1, 2)) {
+        order[0] = 0;
+        for (unsigned i = 1; i + 1 < rank; i++)
+            order[i] = i + 1;
+        order[rank - 1] = 1;
+    } else {
+        draw_permutation(p, rank, order);
+        bool identity = true;
+        for (unsigned i = 0; i < rank; i++)
+            identity &= order[i] == i;
+        if (identity) /* reverse: a rank >= 2 identity becomes a real permutation */
+            for (unsigned i = 0; i < rank; i++)
+                order[i] = rank - 1 - i;
+    }
+    strides_in_order(t, order, pad);
+}
+
+/* Stride 0 on a non-empty set of dimensions (those of size > 1 when there are any); the
+ * others packed among themselves. */
+static void layout_broadcast(prng *p, case_tensor *t)
+{
+    uint32_t candidates = 0, zeroed = 0;
+    for (unsigned d = 0; d < t->rank; d++)
+        if (t->sizes[d] > 1)
+            candidates |= 1u << d;
+    if (!candidates)
+        candidates = (1u << t->rank) - 1;
+    for (unsigned d = 0; d < t->rank; d++)
+        if ((candidates & (1u << d)) && prng_chance(p, 1, 2))
+            zeroed |= 1u << d;
+    if (!zeroed)
+        zeroed = 1u << draw_bit(p, candidates);
+    uint64_t stride = 1;
+    for (unsigned d = t->rank; d-- > 0;) {
+        t->strides[d] = (zeroed & (1u << d)) ? 0 : (UINT)stride;
+        if (!(zeroed & (1u << d)))
+            stride *= t->sizes[d];
+    }
+    t->has_strides = true;
+}
+
+/* Packed, with TotalTensorSizeInBytes larger than needed (by a multiple of 4). */
+static void layout_oversized(prng *p, case_tensor *t)
+{
+    layout_packed(p, t);
+    UINT64 needed = dml_calc_buffer_tensor_size(t->type, t->rank, t->sizes,
+                                                t->has_strides ? t->strides : NULL);
+    uint64_t extra = prng_chance(p, 3, 4) ? 1 + prng_below(p, 16) : 1 + prng_below(p, 1024);
+    t->has_total_bytes = true;
+    t->total_bytes = needed + 4 * extra;
+}
+
+static void apply_layout(prng *p, gen_layout kind, case_tensor *t, bool pooling)
+{
+    switch (kind) {
+    case GEN_LAYOUT_padded: layout_padded(p, t); break;
+    case GEN_LAYOUT_permuted: layout_permuted(p, t, pooling); break;
+    case GEN_LAYOUT_broadcast: layout_broadcast(p, t); break;
+    case GEN_LAYOUT_oversized: layout_oversized(p, t); break;
+    case GEN_LAYOUT_packed:
+    default: layout_packed(p, t); break;
+    }
+    /* GuaranteedBaseOffsetAlignment: 0, or now and then a power of two >= the element size. */
+    t->base_alignment = prng_chance(p, 1, 8) ? 16 : 0;
+}
+
+/* The input's layout: every kind equally often (permuted needs two dimensions). */
+static gen_layout draw_input_layout(prng *p, const case_tensor *t)
+{
+    gen_layout kind = (gen_layout)prng_below(p, GEN_LAYOUT_COUNT);
+    if (kind == GEN_LAYOUT_permuted && t->rank < 2)
+        kind = GEN_LAYOUT_padded;
+    return kind;
+}
+
+/* Outputs never alias (no stride 0): mostly packed, sometimes padded, permuted, oversized. */
+static gen_layout draw_output_layout(prng *p, const case_tensor *t)
+{
+    static const gen_layout kinds[] = { GEN_LAYOUT_packed, GEN_LAYOUT_packed, GEN_LAYOUT_packed,
+                                        GEN_LAYOUT_packed, GEN_LAYOUT_packed, GEN_LAYOUT_padded,
+                                        GEN_LAYOUT_padded, GEN_LAYOUT_permuted,
+                                        GEN_LAYOUT_permuted, GEN_LAYOUT_oversized };
+    gen_layout kind = kinds[prng_below(p, sizeof kinds / sizeof kinds[0])];
+    return kind == GEN_LAYOUT_permuted && t->rank < 2 ? GEN_LAYOUT_padded : kind;
+}
+
+static void draw_layouts(prng *p, dml_case *c, gen_info *info)
+{
+    bool pooling = c->op == OP_MAX_POOLING2;
+    info->layout = draw_input_layout(p, &c->input);
+    apply_layout(p, info->layout, &c->input, pooling);
+    apply_layout(p, draw_output_layout(p, &c->output), &c->output, pooling);
+    if (c->indices.present)
+        apply_layout(p, draw_output_layout(p, &c->indices), &c->indices, pooling);
+}
+
+/* ---- The case ------------------------------------------------------------------------ */
+
+bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c,
+              gen_info *info, dmlc_error *err)
+{
+    prng p;
+    uint64_t budget = opt->max_elements ? opt->max_elements : GEN_DEFAULT_MAX_ELEMENTS;
+    if (budget > GEN_MAX_ELEMENTS_CAP)
+        budget = GEN_MAX_ELEMENTS_CAP;
+    prng_seed2(&p, seed, index);
+    case_init(c);
+    if (!draw_op_and_level(&p, opt, c, err))
+        return false;
+    c->input.present = c->output.present = true;
+    draw_types(&p, opt, c);
+    info->dist = draw_distribution(&p, c);
+    if (op_is_arg_reduce(c->op))
+        draw_arg_shape(&p, budget, c);
+    else
+        draw_pool_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
+    draw_layouts(&p, c, info);
+    case_link(c);
+    c->input_data = malloc(case_tensor_bytes(&c->input));
+    if (!c->input_data)
+        return err_set(err, "out of memory for a %llu-byte input buffer",
+                       (unsigned long long)case_tensor_bytes(&c->input));
+    gen_fill_input(&p, info->dist, c);
+    return true;
+}
+
+/* An unsigned 64-bit number: decimal, or hex after 0x; nothing else before `end`. */
+static bool parse_u64(const char *text, const char *end, uint64_t *out)
+{
+    int base = 10;
+    if (end - text > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        base = 16;
+        text += 2;
+    }
+    if (text >= end || !isxdigit((unsigned char)text[0]))
+        return false;
+    char *stop;
+    errno = 0;
+    unsigned long long v = strtoull(text, &stop, base);
+    if (errno || stop != end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool gen_parse_case_id(const char *text, uint64_t *seed, uint64_t *index)
+{
+    const char *colon = text ? strchr(text, ':') : NULL;
+    uint64_t s, i;
+    if (!colon || !parse_u64(text, colon, &s) || !parse_u64(colon + 1, colon + strlen(colon), &i))
+        return false;
+    *seed = s;
+    *index = i;
+    return true;
+}

@@ -1,0 +1,318 @@
+/*
+ * gen_values.c: value distributions of the generator.  Every value is built as raw bits from
+ * PRNG output with integer arithmetic (no floating point), so the same (seed, index) gives
+ * the same bytes everywhere.  The input buffer is written in three passes:
+ *   1. poison: every element slot of the buffer gets the value that would win the reduction
+ *      (so a backend that reads a gap or the oversized tail shows it);
+ *   2. body: logical elements in row-major order, each stored at its strided address;
+ *   3. stamps (extreme_at_both_ends only): the extreme value at the first and last position
+ *      of every reduction group / pooling window.
+ * Invariant: only addresses that belong to a logical element are written in passes 2 and 3.
+ */
+#include "gen_values.h"
+
+#include <string.h>
+
+#include "dtype.h"
+
+/* IEEE binary formats by field width; bias is (1 << (exp - 1)) - 1. */
+typedef struct float_fmt {
+    unsigned man_bits, exp_bits;
+} float_fmt;
+
+/* How one case draws values: the type's shape plus the per-case parameters of `dist`. */
+typedef struct value_source {
+    DML_TENSOR_DATA_TYPE type;
+    gen_distribution dist;
+    bool is_float;
+    float_fmt ff;       /* floats */
+    unsigned bits;      /* integer width */
+    bool is_signed;     /* integers */
+    unsigned special;   /* share of "special" values out of 256 */
+    unsigned alphabet_size;
+    uint64_t alphabet[4];
+    bool extreme_high;  /* the stamped extreme is the top (argmax, pooling) or the bottom */
+    uint64_t extreme;   /* bits of the stamped extreme */
+} value_source;
+
+/* ---- Raw-bit constructors ------------------------------------------------------------ */
+
+static uint64_t bit_mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+static uint64_t float_make(float_fmt f, uint64_t sign, uint64_t exp, uint64_t man)
+{
+    return (sign << (f.exp_bits + f.man_bits)) | (exp << f.man_bits) | (man & bit_mask(f.man_bits));
+}
+
+static uint64_t float_exp_max(float_fmt f) { return bit_mask(f.exp_bits); }
+static uint64_t float_bias(float_fmt f) { return bit_mask(f.exp_bits - 1); }
+
+/* A normal number of moderate magnitude (2^-10 .. 2^11), random sign and mantissa. */
+static uint64_t float_moderate(prng *p, float_fmt f)
+{
+    uint64_t exp = float_bias(f) - 10 + prng_below(p, 21);
+    return float_make(f, prng_below(p, 2), exp, prng_next(p));
+}
+
+static uint64_t float_inf(float_fmt f, uint64_t sign) { return float_make(f, sign, float_exp_max(f), 0); }
+
+static uint64_t float_max_finite(float_fmt f, uint64_t sign)
+{
+    return float_make(f, sign, float_exp_max(f) - 1, bit_mask(f.man_bits));
+}
+
+/* A NaN with a random sign: quiet with a random payload, or signalling (quiet bit clear,
+ * payload non-zero) one time in four. */
+static uint64_t float_nan(prng *p, float_fmt f)
+{
+    uint64_t quiet = 1ull << (f.man_bits - 1);
+    uint64_t payload = prng_next(p) & (quiet - 1);
+    uint64_t man = prng_chance(p, 1, 4) ? (payload ? payload : 1) : (quiet | payload);
+    return float_make(f, prng_below(p, 2), float_exp_max(f), man);
+}
+
+/* A denormal (exponent field 0, mantissa non-zero), random sign. */
+static uint64_t float_denormal(prng *p, float_fmt f)
+{
+    uint64_t man = prng_next(p) & bit_mask(f.man_bits);
+    return float_make(f, prng_below(p, 2), 0, man ? man : 1);
+}
+
+static uint64_t int_max_bits(const value_source *vs)
+{
+    return vs->is_signed ? bit_mask(vs->bits - 1) : bit_mask(vs->bits);
+}
+
+static uint64_t int_min_bits(const value_source *vs)
+{
+    return vs->is_signed ? 1ull << (vs->bits - 1) : 0;
+}
+
+/* The value that wins a max-like reduction (top) or a min-like one (bottom). */
+static uint64_t top_bits(const value_source *vs, bool high)
+{
+    if (vs->is_float)
+        return float_inf(vs->ff, !high);
+    return high ? int_max_bits(vs) : int_min_bits(vs);
+}
+
+/* ---- Distributions ------------------------------------------------------------------- */
+
+/* An ordinary value: a moderate normal float, or any integer of the type. */
+static uint64_t ordinary(prng *p, const value_source *vs)
+{
+    if (vs->is_float)
+        return float_moderate(p, vs->ff);
+    return prng_next(p) & bit_mask(vs->bits);
+}
+
+/* An ordinary value that is never the stamped extreme: for integers the draw is nudged one
+ * step towards the middle (bits +-1 moves the value +-1 at both ends of every integer type);
+ * moderate floats never reach the largest finite value. */
+static uint64_t ordinary_below_extreme(prng *p, const value_source *vs)
+{
+    uint64_t v = ordinary(p, vs);
+    if (!vs->is_float && v == vs->extreme)
+        v = vs->extreme_high ? v - 1 : v + 1;
+    return v;
+}
+
+/* Type minimum, minimum + 1, maximum - 1, maximum, zero, or all bits set. */
+static uint64_t int_extreme(prng *p, const value_source *vs)
+{
+    uint64_t lo = int_min_bits(vs), hi = int_max_bits(vs);
+    uint64_t picks[] = { lo, lo + 1, hi - 1, hi, 0, bit_mask(vs->bits) };
+    return picks[prng_below(p, sizeof picks / sizeof picks[0])];
+}
+
+static bool special_draw(prng *p, const value_source *vs) { return prng_below(p, 256) < vs->special; }
+
+static uint64_t sample(prng *p, const value_source *vs)
+{
+    float_fmt f = vs->ff;
+    switch (vs->dist) {
+    case GEN_DIST_ties:
+        return vs->alphabet[prng_below(p, vs->alphabet_size)];
+    case GEN_DIST_all_equal:
+        return vs->alphabet[0];
+    case GEN_DIST_extreme_at_both_ends:
+        return ordinary_below_extreme(p, vs);
+    case GEN_DIST_signed_zero: /* D3: +0 and -0 tie. */
+        return special_draw(p, vs) ? float_make(f, prng_below(p, 2), 0, 0) : ordinary(p, vs);
+    case GEN_DIST_inf: /* D5: infinities are ordinary ordered values. */
+        return special_draw(p, vs) ? float_inf(f, prng_below(p, 2)) : ordinary(p, vs);
+    case GEN_DIST_nan_some: /* D4 */
+        return special_draw(p, vs) ? float_nan(p, f) : ordinary(p, vs);
+    case GEN_DIST_nan_all:
+        return float_nan(p, f);
+    case GEN_DIST_denormal: /* D6: denormals among signed zeros and moderate normals. */
+        if (special_draw(p, vs))
+            return float_denormal(p, f);
+        return prng_chance(p, 1, 2) ? float_make(f, prng_below(p, 2), 0, 0) : ordinary(p, vs);
+    case GEN_DIST_int_extremes:
+        return special_draw(p, vs) ? int_extreme(p, vs) : ordinary(p, vs);
+    case GEN_DIST_uniform:
+    case GEN_DIST_padding_window: /* the shape makes this case; values are uniform */
+    default:
+        return ordinary(p, vs);
+    }
+}
+
+bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_TYPE t)
+{
+    switch (dist) {
+    case GEN_DIST_signed_zero:
+    case GEN_DIST_inf:
+    case GEN_DIST_nan_some:
+    case GEN_DIST_nan_all:
+    case GEN_DIST_denormal:
+        return dtype_is_float(t);
+    case GEN_DIST_int_extremes:
+        return !dtype_is_float(t);
+    case GEN_DIST_padding_window:
+        return op == OP_MAX_POOLING2;
+    default:
+        return dist < GEN_DIST_COUNT;
+    }
+}
+
+static void source_init(prng *p, gen_distribution dist, const dml_case *c, value_source *vs)
+{
+    static const unsigned special_shares[] = { 8, 48, 128, 224 };
+    memset(vs, 0, sizeof *vs);
+    vs->type = c->input.type;
+    vs->dist = dist;
+    vs->is_float = dtype_is_float(vs->type);
+    vs->ff = vs->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? (float_fmt){ 10, 5 } : (float_fmt){ 23, 8 };
+    vs->bits = dtype_size(vs->type) * 8;
+    vs->is_signed = dtype_is_signed_int(vs->type);
+    vs->special = special_shares[prng_below(p, 4)];
+    vs->alphabet_size = 2 + (unsigned)prng_below(p, 3);
+    for (unsigned i = 0; i < vs->alphabet_size; i++)
+        vs->alphabet[i] = ordinary(p, vs);
+    vs->extreme_high = c->op != OP_ARGMIN;
+    if (vs->is_float)
+        vs->extreme = float_max_finite(vs->ff, !vs->extreme_high);
+    else
+        vs->extreme = top_bits(vs, vs->extreme_high);
+}
+
+/* ---- Passes -------------------------------------------------------------------------- */
+
+static void poison_buffer(const value_source *vs, uint8_t *buf, uint64_t bytes)
+{
+    unsigned esize = dtype_size(vs->type);
+    uint64_t slots = bytes / esize, poison = top_bits(vs, vs->extreme_high);
+    for (uint64_t i = 0; i < slots; i++)
+        dtype_store_bits(buf, vs->type, i, poison);
+    memset(buf + slots * esize, 0, bytes - slots * esize);
+}
+
+/* Advances row-major coordinates by one, keeping the element offset in step. */
+static void step_coords(const tensor_view *v, uint32_t *coords, uint64_t *offset)
+{
+    for (unsigned d = v->rank; d-- > 0;) {
+        *offset += v->strides[d];
+        if (++coords[d] < v->sizes[d])
+            return;
+        *offset -= v->strides[d] * v->sizes[d];
+        coords[d] = 0;
+    }
+}
+
+static void fill_body(prng *p, const value_source *vs, const tensor_view *v, uint8_t *buf)
+{
+    uint32_t coords[DML_MAX_RANK] = { 0 };
+    uint64_t offset = 0;
+    for (uint64_t i = 0; i < v->elements; i++) {
+        dtype_store_bits(buf, v->type, offset, sample(p, vs));
+        step_coords(v, coords, &offset);
+    }
+}
+
+/* ARGMIN/ARGMAX: the first and last element of every reduction group (all reduced
+ * coordinates 0, all reduced coordinates size - 1) get the extreme, so INCREASING and
+ * DECREASING must pick different indices (D3). */
+static void stamp_reductions(const value_source *vs, const dml_case *c, const tensor_view *in,
+                             uint8_t *buf)
+{
+    tensor_view out = *in;
+    uint64_t last_delta = 0;
+    out.elements = 1;
+    for (UINT a = 0; a < c->axis_count; a++) {
+        UINT axis = c->axes[a];
+        last_delta += (uint64_t)(in->sizes[axis] - 1) * in->strides[axis];
+        out.sizes[axis] = 1;
+    }
+    for (unsigned d = 0; d < out.rank; d++)
+        out.elements *= out.sizes[d];
+    uint32_t coords[DML_MAX_RANK] = { 0 };
+    uint64_t first = 0;
+    for (uint64_t i = 0; i < out.elements; i++) {
+        dtype_store_bits(buf, vs->type, first, vs->extreme);
+        dtype_store_bits(buf, vs->type, first + last_delta, vs->extreme);
+        step_coords(&out, coords, &first);
+    }
+}
+
+/* First and last tap of a dilated window that fall inside [0, in); false when none does
+ * (the window lies entirely in padding along this dimension). */
+static bool window_taps(int64_t start, int64_t window, int64_t dilation, int64_t in,
+                        int64_t *first, int64_t *last)
+{
+    int64_t j_first = start < 0 ? (-start + dilation - 1) / dilation : 0;
+    if (in - 1 - start < 0)
+        return false;
+    int64_t j_last = (in - 1 - start) / dilation;
+    if (j_last > window - 1)
+        j_last = window - 1;
+    if (j_first > j_last)
+        return false;
+    *first = start + j_first * dilation;
+    *last = start + j_last * dilation;
+    return true;
+}
+
+/* MAX_POOLING2: the first and last input element of every window get the extreme (the
+ * first one wins under D3; a backend scanning backwards picks the last). */
+static void stamp_windows(const value_source *vs, const dml_case *c, const tensor_view *in,
+                          uint8_t *buf)
+{
+    tensor_view out;
+    case_tensor_view(&c->output, &out);
+    uint32_t oc[DML_MAX_RANK] = { 0 }, lo[DML_MAX_RANK], hi[DML_MAX_RANK];
+    for (uint64_t i = 0; i < out.elements; i++) {
+        bool inside = true;
+        lo[0] = hi[0] = oc[0];
+        lo[1] = hi[1] = oc[1];
+        for (UINT s = 0; s < c->spatial_count && inside; s++) {
+            int64_t start = (int64_t)oc[s + 2] * c->pool_strides[s] - c->start_padding[s];
+            int64_t first = 0, last = 0;
+            inside = window_taps(start, c->window[s], c->dilations[s], in->sizes[s + 2], &first, &last);
+            lo[s + 2] = (uint32_t)first;
+            hi[s + 2] = (uint32_t)last;
+        }
+        if (inside) {
+            dtype_store_bits(buf, vs->type, tensor_view_offset_coords(in, lo), vs->extreme);
+            dtype_store_bits(buf, vs->type, tensor_view_offset_coords(in, hi), vs->extreme);
+        }
+        uint64_t unused = 0;
+        step_coords(&out, oc, &unused);
+    }
+}
+
+void gen_fill_input(prng *p, gen_distribution dist, dml_case *c)
+{
+    value_source vs;
+    tensor_view in;
+    source_init(p, dist, c, &vs);
+    case_tensor_view(&c->input, &in);
+    poison_buffer(&vs, c->input_data, case_tensor_bytes(&c->input));
+    fill_body(p, &vs, &in, c->input_data);
+    if (dist != GEN_DIST_extreme_at_both_ends)
+        return;
+    if (op_is_arg_reduce(c->op))
+        stamp_reductions(&vs, c, &in, c->input_data);
+    else
+        stamp_windows(&vs, c, &in, c->input_data);
+}

@@ -1,0 +1,26 @@
+/*
+ * gen_values.h: the value half of the generator (internal to gen.c).  Given a case whose
+ * descriptor is complete, fills its input buffer with values of a named distribution.
+ * Values are built as raw bits with integer arithmetic only, so a case is bit-identical on
+ * every machine.
+ */
+#ifndef DMLCHECK_GEN_VALUES_H
+#define DMLCHECK_GEN_VALUES_H
+
+#include <stdbool.h>
+
+#include "case.h"
+#include "gen.h"
+#include "prng.h"
+
+/* True when `dist` makes sense for input type `t` of operator `op` (e.g. nan_all needs a
+ * float type, padding_window needs pooling). */
+bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_TYPE t);
+
+/* Fills c->input_data (already allocated, case_tensor_bytes(&c->input) bytes): bytes outside
+ * every logical element get a "poison" value that would win if a backend read them, then
+ * every logical element gets a value of `dist` in logical order, stored at its strided
+ * address (elements sharing an address under broadcast share the last value written). */
+void gen_fill_input(prng *p, gen_distribution dist, dml_case *c);
+
+#endif
