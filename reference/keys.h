@@ -1,0 +1,38 @@
+/*
+ * keys.h: typed loops that turn a strided run of input elements into order keys
+ * (reference/order.h).  This is the only place that knows how each data type is laid out in
+ * memory; everything after it (arg_reduce.c, max_pooling2.c) compares plain int64 keys, so
+ * the type is dispatched once per run, never per element.
+ */
+#ifndef DMLCHECK_REF_KEYS_H
+#define DMLCHECK_REF_KEYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "case.h"
+
+/* How keys are formed for one execution: orientation (ARGMIN reverses), the NaN key of the
+ * policy, and whether fp32 denormals are judged as flushed. */
+typedef struct key_rule {
+    int64_t orient_mask;
+    int64_t nan_key;
+    bool flush_f32_denormals;
+} key_rule;
+
+void key_rule_init(key_rule *rule, bool minimize, const exec_options *opt);
+
+/* Writes the keys of n elements starting at p, stride_bytes apart, into keys[0..n).
+ * Returns true when one of them is a NaN. */
+typedef bool (*key_convert_fn)(const uint8_t *p, uint64_t n, uint64_t stride_bytes,
+                               const key_rule *rule, int64_t *keys);
+
+/* The converter for a data type under a rule; NULL for UNKNOWN. */
+key_convert_fn key_converter(DML_TENSOR_DATA_TYPE type, const key_rule *rule);
+
+/* Raw bits of one element of `bytes` bytes (1, 2, 4 or 8), zero-extended. */
+uint64_t key_load_raw(const uint8_t *p, unsigned bytes);
+/* Writes the low `bytes` bytes of bits at p. */
+void key_store_raw(uint8_t *p, unsigned bytes, uint64_t bits);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * max_pooling2.c: DML_OPERATOR_MAX_POOLING2 on 4-D {N,C,H,W} and 5-D {N,C,D,H,W} inputs (a
+ * 4-D input is pooled as 5-D with a depth of 1 and a 1-wide window).
+ *
+ * Per (n, c) plane the input is converted once into a packed plane of order keys (keys.c),
+ * then every window is scanned over that plane.  Padding is never tested per element: for
+ * each output position and spatial axis, the range of window taps that land inside the input
+ * is computed once per case (SEMANTICS D7: padding never wins, so it is simply not visited),
+ * and the taps are visited in row-major order, so the first of equal keys (the smallest flat
+ * input index, D3) wins under order_beats.  The output is the exact bits of the chosen
+ * element (D3: -0.0 stays -0.0), and the index is the flat logical index over the whole
+ * input, N and C included.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dtype.h"
+#include "half.h"
+#include "keys.h"
+#include "order.h"
+#include "reference.h"
+
+#define POOL_AXES 3 /* depth, height, width */
+
+/* One spatial axis, with the in-input tap range of each output position. */
+typedef struct pool_axis {
+    uint64_t in_size;
+    uint64_t in_stride;  /* bytes */
+    uint64_t out_size;
+    uint64_t dilation;
+    int64_t *first;      /* input coordinate of tap 0 of each output position (may be < 0) */
+    uint64_t *tap_begin; /* taps [tap_begin, tap_end) lie inside the input */
+    uint64_t *tap_end;
+} pool_axis;
+
+static void *pool_alloc(uint64_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        /* ref_fn has no error channel; see arg_reduce.c. */
+        fprintf(stderr, "dmlcheck reference: out of memory (%llu bytes) for pooling\n",
+                (unsigned long long)bytes);
+        abort();
+    }
+    return p;
+}
+
+/* SEMANTICS D8: the caller's output sizes (validated: floor or ceil of the dilated formula)
+ * decide how many windows there are; each window starts at o*stride - start_padding. */
+static void pool_axis_init(pool_axis *a, uint64_t in_size, uint64_t in_stride, uint64_t out_size,
+                           uint64_t window, uint64_t stride, uint64_t start_padding,
+                           uint64_t dilation)
+{
+    a->in_size = in_size;
+    a->in_stride = in_stride;
+    a->out_size = out_size;
+    a->dilation = dilation;
+    a->first = pool_alloc(out_size * sizeof *a->first);
+    a->tap_begin = pool_alloc(out_size * sizeof *a->tap_begin);
+    a->tap_end = pool_alloc(out_size * sizeof *a->tap_end);
+    for (uint64_t o = 0; o < out_size; o++) {
+        int64_t first = (int64_t)(o * stride) - (int64_t)start_padding;
+        uint64_t begin = first < 0 ? ((uint64_t)-first + dilation - 1) / dilation : 0;
+        uint64_t end = first >= (int64_t)in_size ? 0 : ((int64_t)in_size - 1 - first) / dilation + 1;
+        if (end > window)
+            end = window;
+        if (begin > end)
+            begin = end;
+        a->first[o] = first;
+        a->tap_begin[o] = begin;
+        a->tap_end[o] = end;
+    }
+}
+
+static void pool_axis_free(pool_axis *a)
+{
+    free(a->first);
+    free(a->tap_begin);
+    free(a->tap_end);
+}
+
+/* The winner of one window over a key plane of sizes {D,H,W}: its plane position and its
+ * coordinates.  found is false when every tap is padding. */
+typedef struct pool_pick {
+    bool found, saw_nan;
+    uint64_t position;
+    uint64_t d, h, w;
+} pool_pick;
+
+static pool_pick pool_window(const int64_t *keys, const pool_axis ax[POOL_AXES],
+                             const uint64_t o[POOL_AXES], int64_t nan_key)
+{
+    pool_pick pick = { 0 };
+    int64_t best_key = 0;
+    uint64_t best_rank = ORDER_TIE_NONE;
+    uint64_t height = ax[1].in_size, width = ax[2].in_size;
+    const pool_axis *ad = &ax[0], *ah = &ax[1], *aw = &ax[2];
+    int64_t w0 = aw->first[o[2]];
+    uint64_t w_begin = aw->tap_begin[o[2]], w_end = aw->tap_end[o[2]];
+    for (uint64_t td = ad->tap_begin[o[0]]; td < ad->tap_end[o[0]]; td++) {
+        uint64_t d = (uint64_t)(ad->first[o[0]] + (int64_t)(td * ad->dilation));
+        for (uint64_t th = ah->tap_begin[o[1]]; th < ah->tap_end[o[1]]; th++) {
+            uint64_t h = (uint64_t)(ah->first[o[1]] + (int64_t)(th * ah->dilation));
+            uint64_t row = (d * height + h) * width;
+            for (uint64_t tw = w_begin; tw < w_end; tw++) {
+                uint64_t w = (uint64_t)(w0 + (int64_t)(tw * aw->dilation));
+                int64_t key = keys[row + w];
+                pick.saw_nan |= key == nan_key;
+                /* SEMANTICS D3: taps come in row-major order, so the rank is the position. */
+                if (order_beats(key, row + w, best_key, best_rank)) {
+                    best_key = key;
+                    best_rank = row + w;
+                    pick.d = d;
+                    pick.h = h;
+                    pick.w = w;
+                }
+            }
+        }
+    }
+    pick.found = best_rank != ORDER_TIE_NONE;
+    pick.position = best_rank;
+    return pick;
+}
+
+/* Output strides in elements, as a 5-D view (a 4-D tensor gets a depth of 1). */
+static void pool_out_strides(const case_tensor *t, uint64_t strides[5])
+{
+    tensor_view v;
+    case_tensor_view(t, &v);
+    unsigned skip = v.rank == 4 ? 1 : 0;
+    strides[2] = 0;
+    for (unsigned i = 0; i < v.rank; i++)
+        strides[i < 2 ? i : i + skip] = v.strides[i];
+}
+
+unsigned ref_max_pooling2(const dml_case *c, const exec_options *opt, case_outputs *out)
+{
+    tensor_view in;
+    case_tensor_view(&c->input, &in);
+    const DML_TENSOR_DATA_TYPE type = in.type;
+    const unsigned elem = dtype_size(type);
+    const bool is_float = dtype_is_float(type);
+    const bool flush = opt->flush_denormals && type == DML_TENSOR_DATA_TYPE_FLOAT32;
+    const unsigned spatial_first = POOL_AXES - c->spatial_count; /* 1 for 4-D inputs */
+
+    pool_axis ax[POOL_AXES];
+    for (unsigned a = 0; a < POOL_AXES; a++) {
+        if (a < spatial_first) {
+            pool_axis_init(&ax[a], 1, 0, 1, 1, 1, 0, 1);
+            continue;
+        }
+        unsigned s = a - spatial_first, dim = 2 + s;
+        pool_axis_init(&ax[a], in.sizes[dim], in.strides[dim] * elem, c->output.sizes[dim],
+                       c->window[s], c->pool_strides[s], c->start_padding[s], c->dilations[s]);
+    }
+    uint64_t out_strides[5], idx_strides[5] = { 0 };
+    pool_out_strides(&c->output, out_strides);
+    unsigned idx_bytes = 0;
+    if (c->indices.present && out->indices) {
+        pool_out_strides(&c->indices, idx_strides);
+        idx_bytes = dtype_size(c->indices.type);
+    }
+
+    key_rule rule;
+    key_rule_init(&rule, false, opt);
+    key_convert_fn convert = key_converter(type, &rule);
+    const uint64_t plane = ax[0].in_size * ax[1].in_size * ax[2].in_size;
+    int64_t *keys = pool_alloc(plane * sizeof *keys);
+    unsigned classes = 0;
+
+    for (uint64_t n = 0; n < in.sizes[0]; n++)
+        for (uint64_t ch = 0; ch < in.sizes[1]; ch++) {
+            const uint8_t *base = c->input_data + (n * in.strides[0] + ch * in.strides[1]) * elem;
+            for (uint64_t d = 0; d < ax[0].in_size; d++)
+                for (uint64_t h = 0; h < ax[1].in_size; h++)
+                    convert(base + d * ax[0].in_stride + h * ax[1].in_stride, ax[2].in_size,
+                            ax[2].in_stride, &rule, keys + (d * ax[1].in_size + h) * ax[2].in_size);
+            /* Flat logical index of the plane's first element (N and C included). */
+            uint64_t plane_index = (n * in.sizes[1] + ch) * plane;
+            uint64_t o[POOL_AXES];
+            for (o[0] = 0; o[0] < ax[0].out_size; o[0]++)
+                for (o[1] = 0; o[1] < ax[1].out_size; o[1]++)
+                    for (o[2] = 0; o[2] < ax[2].out_size; o[2]++) {
+                        pool_pick pick = pool_window(keys, ax, o, rule.nan_key);
+                        uint64_t value, index;
+                        if (pick.found) {
+                            value = key_load_raw(base + pick.d * ax[0].in_stride
+                                                 + pick.h * ax[1].in_stride
+                                                 + pick.w * ax[2].in_stride, elem);
+                            if (flush) /* SEMANTICS D6: judged as flushed, moved as flushed */
+                                value = float_bits_flush_denormal((uint32_t)value);
+                            index = plane_index + pick.position;
+                            if (is_float && pick.saw_nan)
+                                classes |= CASE_CLASS_NAN;
+                        } else {
+                            /* SEMANTICS D7: a window entirely in padding writes the type's
+                             * lowest value and an all-ones index. */
+                            value = dtype_lowest_bits(type);
+                            index = UINT64_MAX;
+                            classes |= CASE_CLASS_PADDING_WINDOW;
+                        }
+                        uint64_t out_at = n * out_strides[0] + ch * out_strides[1]
+                                        + o[0] * out_strides[2] + o[1] * out_strides[3]
+                                        + o[2] * out_strides[4];
+                        key_store_raw(out->output + out_at * elem, elem, value);
+                        if (idx_bytes) {
+                            uint64_t idx_at = n * idx_strides[0] + ch * idx_strides[1]
+                                            + o[0] * idx_strides[2] + o[1] * idx_strides[3]
+                                            + o[2] * idx_strides[4];
+                            key_store_raw(out->indices + idx_at * idx_bytes, idx_bytes, index);
+                        }
+                    }
+        }
+    free(keys);
+    for (unsigned a = 0; a < POOL_AXES; a++)
+        pool_axis_free(&ax[a]);
+    return classes;
+}
