@@ -13,16 +13,33 @@
 #include "case.h"
 #include "error.h"
 
+/* What dmlcheck will allocate for one tensor (its TotalTensorSizeInBytes or computed size),
+ * and the largest case file it reads: larger cases are errors, never out-of-memory crashes. */
+#define CASEFILE_MAX_TENSOR_BYTES ((UINT64)1 << 30)
+#define CASEFILE_MAX_FILE_BYTES ((size_t)1 << 31)
+/* Significant digits of reals in written files: enough for every FLOAT32 and FLOAT16 value;
+ * a value that needs more (FLOAT64) is written as raw bits. */
+#define CASEFILE_REAL_DIGITS 9
+
 /* Parses JSON text into c (initialised by the caller; freed on failure).  Structural checks
  * only (fields, types, value ranges, broadcast agreement); DirectML's rules are the
  * validator's.  feature_level stays 0 when the file does not give one. */
 bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err);
 /* Reads and parses a file; the error is prefixed with the path. */
 bool casefile_load(const char *path, dml_case *c, dmlc_error *err);
-/* Serialises c as a case file; when expected is not NULL its outputs become "expected".
- * Returns a malloc'd NUL-terminated string, or NULL on allocation failure. */
+/* Serialises c as a case file; when expected is not NULL its outputs become "expected",
+ * otherwise c's own expected arrays (if any) are written.  Strides and
+ * TotalTensorSizeInBytes appear when the case states them; Flags and
+ * GuaranteedBaseOffsetAlignment always.  casefile_parse(casefile_write(c)) reproduces c bit
+ * for bit.  Returns a malloc'd NUL-terminated string, or NULL on allocation failure or an
+ * invalid c->op. */
 char *casefile_write(const dml_case *c, const case_outputs *expected);
 /* {"output": [...], "indices": [...]} in case-file notation, one line, malloc'd. */
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o);
+
+/* The text of a JSON number (or a C hex-float) as raw bits of FLOAT32, FLOAT16 or FLOAT64,
+ * rounded to nearest-even from the decimal itself: never through an intermediate type, so no
+ * double rounding.  False for other types, non-numbers and overflowing exponents. */
+bool casefile_number_to_float_bits(const char *text, DML_TENSOR_DATA_TYPE t, uint64_t *bits);
 
 #endif

@@ -1,0 +1,1083 @@
+/*
+ * casefile.c: JSON case files <-> dml_case, with jansson.
+ *
+ * Reading is strict and never trusts the file: every field is type-checked, unknown fields
+ * are errors, every count is checked before anything is allocated from it, and no tensor may
+ * exceed CASEFILE_MAX_TENSOR_BYTES.  Every error names its field path ("InputTensor.Sizes[2]",
+ * "input[17]", "expected.indices[0]").
+ *
+ * Floats are rounded to nearest-even from the decimal text itself, never through an
+ * intermediate type: jansson hands us a double (already one rounding), so for every number we
+ * also find its text (numbers are lexed in document order, and jansson keeps object keys in
+ * document order) and, in the rare case where that double lies exactly on a rounding midpoint
+ * of the target type, ask strtod which side of the midpoint the decimal really lies on.
+ *
+ * Writing uses the same notation, chosen so that casefile_parse(casefile_write(c)) gives c
+ * back bit for bit: floats as the shortest decimal that reads back to the same bits, else
+ * "nan"/"-nan"/"inf"/"-inf" or "0x..." raw bits (-0, NaN payloads).
+ */
+#include "casefile.h"
+
+#include <errno.h>
+#include <fenv.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compare.h"
+#include "dtype.h"
+
+#define PATH_MAX_LEN 96
+
+/* ---- Correctly rounded conversion to FLOAT32 / FLOAT16 ---------------------------------- */
+
+typedef struct float_format {
+    unsigned frac_bits, exp_bits;
+} float_format;
+
+static bool float_format_of(DML_TENSOR_DATA_TYPE t, float_format *f)
+{
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT32)
+        *f = (float_format){ 23, 8 };
+    else if (t == DML_TENSOR_DATA_TYPE_FLOAT16)
+        *f = (float_format){ 10, 5 };
+    else if (t == DML_TENSOR_DATA_TYPE_FLOAT64)
+        *f = (float_format){ 52, 11 };
+    else
+        return false;
+    return true;
+}
+
+/* Rounds x to nearest-even in format f, where the true value lies on `side` of x (-1 below,
+ * 0 exactly x, +1 above, by at most half an ulp of x).  The side matters only when x sits
+ * exactly on a midpoint of f: every midpoint of a narrower format is a double, so a decimal
+ * and its nearest double can never lie on different sides of one. */
+static uint64_t round_double_to_format(double x, int side, float_format f)
+{
+    const int bias = (1 << (f.exp_bits - 1)) - 1;
+    const uint64_t inf_bits = (((uint64_t)1 << f.exp_bits) - 1) << f.frac_bits;
+    const uint64_t sign_bit = (uint64_t)(signbit(x) ? 1 : 0) << (f.frac_bits + f.exp_bits);
+    const int side_in_magnitude = signbit(x) ? -side : side;
+    double a = fabs(x);
+    if (a == 0)
+        return sign_bit;
+    int e2;
+    double fraction = frexp(a, &e2);                   /* a = fraction * 2^e2, [0.5, 1) */
+    uint64_t sig = (uint64_t)ldexp(fraction, 53);      /* a = sig * 2^(e2 - 53), exactly */
+    int top = e2 - 1;                                  /* a in [2^top, 2^(top+1)) */
+    if (top > bias)
+        return sign_bit | inf_bits;                    /* at least twice the largest finite */
+    int target_exp = top < 1 - bias ? 1 - bias : top;  /* denormals share the lowest exponent */
+    int shift = (target_exp - (int)f.frac_bits) - (e2 - 53);
+    uint64_t q;
+    if (shift <= 0) {
+        q = sig << -shift;
+    } else if (shift > 63) {
+        q = 0; /* below half the smallest denormal */
+    } else {
+        q = sig >> shift;
+        uint64_t rem = sig & (((uint64_t)1 << shift) - 1), half = (uint64_t)1 << (shift - 1);
+        bool up = rem > half
+            || (rem == half && (side_in_magnitude > 0 || (side_in_magnitude == 0 && (q & 1))));
+        q += up;
+    }
+    /* q carries the hidden bit, so adding it to the biased exponent minus one encodes normals,
+     * denormals and a carry into the next binade (or into infinity) alike. */
+    uint64_t bits = ((uint64_t)(target_exp + bias - 1) << f.frac_bits) + q;
+    return sign_bit | (bits >= inf_bits ? inf_bits : bits);
+}
+
+/* Which side of its nearest double x the decimal `text` lies on.  glibc's strtod rounds in
+ * the current rounding mode, so rounding down and up brackets the decimal; the mode is
+ * restored before returning. */
+static int decimal_side_of(const char *text, double x)
+{
+    int saved = fegetround();
+    fesetround(FE_DOWNWARD);
+    double below = strtod(text, NULL);
+    fesetround(FE_UPWARD);
+    double above = strtod(text, NULL);
+    fesetround(saved);
+    if (below == above)
+        return 0;
+    return below == x ? +1 : -1;
+}
+
+bool casefile_number_to_float_bits(const char *text, DML_TENSOR_DATA_TYPE t, uint64_t *bits)
+{
+    float_format f;
+    if (!float_format_of(t, &f))
+        return false;
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || isnan(x) || (isinf(x) && errno == ERANGE))
+        return false;
+    if (isinf(x)) /* "inf" spelled out: not a number text */
+        return false;
+    uint64_t low = round_double_to_format(x, -1, f), high = round_double_to_format(x, +1, f);
+    *bits = low == high ? low : round_double_to_format(x, decimal_side_of(text, x), f);
+    return true;
+}
+
+/* ---- Value notation ----------------------------------------------------------------------- */
+
+static uint64_t type_mask(DML_TENSOR_DATA_TYPE t)
+{
+    unsigned bytes = dtype_size(t);
+    return bytes >= 8 ? UINT64_MAX : ((uint64_t)1 << (bytes * 8)) - 1;
+}
+
+static uint64_t float_sign_bit(DML_TENSOR_DATA_TYPE t)
+{
+    return (uint64_t)1 << (dtype_size(t) * 8 - 1);
+}
+
+/* The quiet NaN with an empty payload: what "nan" means. */
+static uint64_t canonical_nan_bits(DML_TENSOR_DATA_TYPE t)
+{
+    switch (t) {
+    case DML_TENSOR_DATA_TYPE_FLOAT16: return 0x7e00u;
+    case DML_TENSOR_DATA_TYPE_FLOAT64: return 0x7ff8000000000000ull;
+    default: return 0x7fc00000u;
+    }
+}
+
+static uint64_t infinity_bits(DML_TENSOR_DATA_TYPE t)
+{
+    return dtype_lowest_bits(t) & ~float_sign_bit(t);
+}
+
+static void int_range(DML_TENSOR_DATA_TYPE t, int64_t *min, uint64_t *max)
+{
+    unsigned bits = dtype_size(t) * 8;
+    if (dtype_is_signed_int(t)) {
+        *max = ((uint64_t)1 << (bits - 1)) - 1;
+        *min = -(int64_t)*max - 1;
+    } else {
+        *min = 0;
+        *max = type_mask(t);
+    }
+}
+
+static bool parse_hex_bits(const char *s, DML_TENSOR_DATA_TYPE t, const char *path, uint64_t *bits,
+                           dmlc_error *err)
+{
+    const char *digits = s + 2;
+    size_t n = strspn(digits, "0123456789abcdefABCDEF");
+    if (n == 0 || digits[n] || n > 16)
+        return err_set(err, "%s: \"%s\" is not raw bits (\"0x\" and 1 to 16 hex digits)", path, s);
+    uint64_t v = strtoull(digits, NULL, 16);
+    if (v & ~type_mask(t))
+        return err_set(err, "%s: raw bits \"%s\" do not fit %s (%u bytes)", path, s, dtype_name(t),
+                       dtype_size(t));
+    *bits = v;
+    return true;
+}
+
+/* Decimal strings carry integers jansson cannot (UINT64 above INT64_MAX). */
+static bool parse_decimal_string(const char *s, DML_TENSOR_DATA_TYPE t, const char *path,
+                                 uint64_t *bits, dmlc_error *err)
+{
+    const char *digits = s[0] == '-' ? s + 1 : s;
+    size_t n = strspn(digits, "0123456789");
+    if (n == 0 || digits[n])
+        return err_set(err, "%s: \"%s\" is not a value: write a number, a decimal integer string "
+                       "or \"0x...\" raw bits", path, s);
+    int64_t min;
+    uint64_t max;
+    int_range(t, &min, &max);
+    errno = 0;
+    if (s[0] == '-') {
+        long long v = strtoll(s, NULL, 10);
+        if (errno == ERANGE || v < min)
+            return err_set(err, "%s: %s does not fit %s [%" PRId64 ", %" PRIu64 "]", path, s,
+                           dtype_name(t), min, max);
+        *bits = (uint64_t)v & type_mask(t);
+        return true;
+    }
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno == ERANGE || v > max)
+        return err_set(err, "%s: %s does not fit %s [%" PRId64 ", %" PRIu64 "]", path, s,
+                       dtype_name(t), min, max);
+    *bits = v;
+    return true;
+}
+
+static bool parse_string_element(const char *s, DML_TENSOR_DATA_TYPE t, const char *path,
+                                 uint64_t *bits, dmlc_error *err)
+{
+    if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+        return parse_hex_bits(s, t, path, bits, err);
+    if (!dtype_is_float(t))
+        return parse_decimal_string(s, t, path, bits, err);
+    bool negative = s[0] == '-';
+    const char *word = negative ? s + 1 : s;
+    if (!strcmp(word, "nan"))
+        *bits = canonical_nan_bits(t);
+    else if (!strcmp(word, "inf"))
+        *bits = infinity_bits(t);
+    else
+        return err_set(err, "%s: \"%s\" is not a %s value: write a JSON number, \"nan\", \"-nan\", "
+                       "\"inf\", \"-inf\" or \"0x...\" raw bits", path, s, dtype_name(t));
+    if (negative)
+        *bits |= float_sign_bit(t);
+    return true;
+}
+
+/* ---- Parser ------------------------------------------------------------------------------- */
+
+typedef struct parser {
+    char *text;           /* NUL-terminated copy of the JSON text */
+    size_t *numbers;      /* offset of every number token, in document order */
+    size_t number_count;
+    dmlc_error *err;
+} parser;
+
+static size_t skip_string(const char *text, size_t i)
+{
+    for (i++; text[i] && text[i] != '"'; i++)
+        if (text[i] == '\\' && text[i + 1])
+            i++;
+    return text[i] ? i + 1 : i;
+}
+
+/* Records where each number starts; called only on text jansson accepted. */
+static bool lex_numbers(parser *p)
+{
+    size_t capacity = 0;
+    for (size_t i = 0; p->text[i];) {
+        char ch = p->text[i];
+        if (ch == '"') {
+            i = skip_string(p->text, i);
+            continue;
+        }
+        if (ch != '-' && (ch < '0' || ch > '9')) {
+            i++;
+            continue;
+        }
+        if (p->number_count == capacity) {
+            capacity = capacity ? capacity * 2 : 256;
+            size_t *grown = realloc(p->numbers, capacity * sizeof *grown);
+            if (!grown)
+                return err_set(p->err, "out of memory reading numbers");
+            p->numbers = grown;
+        }
+        p->numbers[p->number_count++] = i;
+        i += strspn(p->text + i, "-+.eE0123456789");
+    }
+    return true;
+}
+
+static size_t count_numbers(const json_t *v)
+{
+    size_t n = 0;
+    if (json_is_number(v))
+        return 1;
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++)
+            n += count_numbers(json_array_get(v, i));
+    } else if (json_is_object(v)) {
+        const char *key;
+        json_t *value;
+        json_object_foreach((json_t *)v, key, value)
+            n += count_numbers(value);
+    }
+    return n;
+}
+
+/* Index of the first number inside obj[key] in document order. */
+static size_t numbers_before(const json_t *obj, const char *key)
+{
+    size_t n = 0;
+    const char *k;
+    json_t *value;
+    json_object_foreach((json_t *)obj, k, value) {
+        if (!strcmp(k, key))
+            break;
+        n += count_numbers(value);
+    }
+    return n;
+}
+
+/* "base[i]" into buf; a path too long for buf is cut short, never overflowed. */
+static const char *path_index(char *buf, size_t size, const char *base, uint64_t i)
+{
+    if (snprintf(buf, size, "%s[%" PRIu64 "]", base, i) < 0)
+        buf[0] = 0;
+    return buf;
+}
+
+/* "base.field" into buf. */
+static const char *path_field(char *buf, size_t size, const char *base, const char *field)
+{
+    if (snprintf(buf, size, "%s.%s", base, field) < 0)
+        buf[0] = 0;
+    return buf;
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+/* The text of number token `index`, checked against jansson's value so a lexing slip can
+ * never silently shift values. */
+static const char *number_text(const parser *p, size_t index, const json_t *v, const char *path)
+{
+    if (index >= p->number_count) {
+        err_set(p->err, "%s: internal error: number %zu has no text", path, index);
+        return NULL;
+    }
+    const char *text = p->text + p->numbers[index];
+    double from_text = strtod(text, NULL);
+    double from_json = json_is_real(v) ? json_real_value(v) : (double)json_integer_value(v);
+    if (from_text != from_json || signbit(from_text) != signbit(from_json)) {
+        if (!(json_is_integer(v) && from_text == 0 && from_json == 0)) { /* "-0" is integer 0 */
+            err_set(p->err, "%s: internal error: number text '%.20s' does not match its value",
+                    path, text);
+            return NULL;
+        }
+    }
+    return text;
+}
+
+static bool parse_integer_element(const parser *p, const json_t *v, const char *text,
+                                  DML_TENSOR_DATA_TYPE t, const char *path, uint64_t *bits)
+{
+    if (!json_is_integer(v))
+        return err_set(p->err, "%s: %s needs an integer; got %.*s", path, dtype_name(t),
+                       (int)strspn(text, "-+.eE0123456789"), text);
+    json_int_t value = json_integer_value(v);
+    int64_t min;
+    uint64_t max;
+    int_range(t, &min, &max);
+    if (value < min || (value > 0 && (uint64_t)value > max))
+        return err_set(p->err, "%s: %" PRId64 " does not fit %s [%" PRId64 ", %" PRIu64 "]", path,
+                       (int64_t)value, dtype_name(t), min, max);
+    *bits = (uint64_t)value & type_mask(t);
+    return true;
+}
+
+/* One element of type t; *next_number counts the number tokens met so far. */
+static bool parse_element(const parser *p, const json_t *v, size_t *next_number,
+                          DML_TENSOR_DATA_TYPE t, const char *path, uint64_t *bits)
+{
+    if (json_is_string(v))
+        return parse_string_element(json_string_value(v), t, path, bits, p->err);
+    if (!json_is_number(v))
+        return err_set(p->err, "%s: must be a number or a string, got %s", path, json_kind(v));
+    const char *text = number_text(p, (*next_number)++, v, path);
+    if (!text)
+        return false;
+    if (!dtype_is_float(t))
+        return parse_integer_element(p, v, text, t, path, bits);
+    if (!casefile_number_to_float_bits(text, t, bits))
+        return err_set(p->err, "%s: cannot read %.20s as %s", path, text, dtype_name(t));
+    return true;
+}
+
+/* A JSON array of exactly `count` elements of type t into out[count] (logical order). */
+static bool parse_values(const parser *p, const json_t *array, size_t first_number,
+                         DML_TENSOR_DATA_TYPE t, uint64_t count, const char *path, uint64_t *out)
+{
+    size_t next = first_number;
+    char element_path[PATH_MAX_LEN];
+    for (uint64_t i = 0; i < count; i++) {
+        path_index(element_path, sizeof element_path, path, i);
+        if (!parse_element(p, json_array_get(array, i), &next, t, element_path, &out[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool check_count(const json_t *array, uint64_t count, const char *path, const char *what,
+                        dmlc_error *err)
+{
+    if (!json_is_array(array))
+        return err_set(err, "%s: must be an array, got %s", path, json_kind(array));
+    if (json_array_size(array) != count)
+        return err_set(err, "%s: has %zu values but %s has %" PRIu64 " elements", path,
+                       json_array_size(array), what, count);
+    return true;
+}
+
+static bool parse_uint(const json_t *v, const char *path, uint64_t max, uint64_t *out,
+                       dmlc_error *err)
+{
+    if (!json_is_integer(v))
+        return err_set(err, "%s: must be an integer, got %s", path, json_kind(v));
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x > max)
+        return err_set(err, "%s: %" PRId64 " is out of range [0, %" PRIu64 "]", path, (int64_t)x, max);
+    *out = (uint64_t)x;
+    return true;
+}
+
+/* An array of UINT, each >= min, at most max_count entries (the DirectML struct's capacity). */
+static bool parse_uint_array(const json_t *v, const char *path, UINT min, unsigned max_count,
+                             UINT *out, UINT *count, dmlc_error *err)
+{
+    if (!json_is_array(v))
+        return err_set(err, "%s: must be an array, got %s", path, json_kind(v));
+    if (json_array_size(v) > max_count)
+        return err_set(err, "%s: has %zu entries; at most %u are allowed", path, json_array_size(v),
+                       max_count);
+    char element_path[PATH_MAX_LEN];
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        uint64_t x;
+        path_index(element_path, sizeof element_path, path, i);
+        if (!parse_uint(json_array_get(v, i), element_path, UINT32_MAX, &x, err))
+            return false;
+        if (x < min)
+            return err_set(err, "%s: must be an integer >= %u", element_path, min);
+        out[i] = (UINT)x;
+    }
+    *count = (UINT)json_array_size(v);
+    return true;
+}
+
+/* Fails naming the first key of obj that is not in allowed (NULL-terminated). */
+static bool check_fields(const json_t *obj, const char *path, const char *const *allowed,
+                         const char *what, dmlc_error *err)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        size_t i = 0;
+        while (allowed[i] && strcmp(allowed[i], key))
+            i++;
+        if (allowed[i])
+            continue;
+        char list[256] = "";
+        for (size_t j = 0, used = 0; allowed[j] && used < sizeof list; j++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", allowed[j]);
+        return err_set(err, "%s%s%s: unknown field for %s (allowed: %s)", path, *path ? "." : "", key,
+                       what, list);
+    }
+    return true;
+}
+
+static bool parse_data_type(const json_t *v, const char *path, DML_TENSOR_DATA_TYPE *t,
+                            dmlc_error *err)
+{
+    if (!json_is_string(v))
+        return err_set(err, "%s: must be a string such as \"FLOAT32\", got %s", path, json_kind(v));
+    const char *name = json_string_value(v);
+    if (!strncmp(name, "DML_TENSOR_DATA_TYPE_", 21))
+        name += 21;
+    *t = dtype_from_name(name);
+    if (*t != DML_TENSOR_DATA_TYPE_UNKNOWN)
+        return true;
+    char list[256] = "";
+    for (size_t i = 0, used = 0; i < DTYPE_COUNT && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                 dtype_table[i].name);
+    return err_set(err, "%s: unknown data type \"%s\" (one of %s)", path, json_string_value(v), list);
+}
+
+static bool parse_flags(const json_t *v, const char *path, DML_TENSOR_FLAGS *flags, dmlc_error *err)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (!strncmp(s, "DML_TENSOR_FLAG_", 16))
+            s += 16;
+        if (!strcmp(s, "NONE"))
+            *flags = DML_TENSOR_FLAG_NONE;
+        else if (!strcmp(s, "OWNED_BY_DML"))
+            *flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+        else
+            return err_set(err, "%s: unknown flag \"%s\" (NONE, OWNED_BY_DML or an integer)", path,
+                           json_string_value(v));
+        return true;
+    }
+    uint64_t x;
+    if (!parse_uint(v, path, UINT32_MAX, &x, err))
+        return false;
+    *flags = (DML_TENSOR_FLAGS)x;
+    return true;
+}
+
+static const char *const tensor_fields[] = {
+    "DataType", "Sizes", "Strides", "TotalTensorSizeInBytes", "Flags",
+    "GuaranteedBaseOffsetAlignment", NULL,
+};
+
+static bool check_tensor_size(const case_tensor *t, const char *name, dmlc_error *err)
+{
+    UINT64 computed = dml_calc_buffer_tensor_size(t->type, t->rank, t->sizes,
+                                                  t->has_strides ? t->strides : NULL);
+    if (computed == 0)
+        return err_set(err, "%s: Sizes and Strides overflow 64-bit byte arithmetic", name);
+    if (computed > CASEFILE_MAX_TENSOR_BYTES || (t->has_total_bytes && t->total_bytes > CASEFILE_MAX_TENSOR_BYTES))
+        return err_set(err, "%s: %" PRIu64 " bytes exceeds dmlcheck's limit of %llu bytes per tensor",
+                       name, t->has_total_bytes && t->total_bytes > computed ? t->total_bytes : computed,
+                       (unsigned long long)CASEFILE_MAX_TENSOR_BYTES);
+    return true;
+}
+
+/* A DML_BUFFER_TENSOR_DESC object. */
+static bool parse_tensor(const json_t *obj, const char *name, case_tensor *t, dmlc_error *err)
+{
+    char path[PATH_MAX_LEN];
+    if (!json_is_object(obj))
+        return err_set(err, "%s: must be an object, got %s", name, json_kind(obj));
+    if (!check_fields(obj, name, tensor_fields, "a tensor", err))
+        return false;
+    memset(t, 0, sizeof *t);
+    t->present = true;
+    const json_t *type = json_object_get(obj, "DataType"), *sizes = json_object_get(obj, "Sizes");
+    if (!type || !sizes)
+        return err_set(err, "%s.%s: missing (required)", name, type ? "Sizes" : "DataType");
+    path_field(path, sizeof path, name, "DataType");
+    if (!parse_data_type(type, path, &t->type, err))
+        return false;
+    path_field(path, sizeof path, name, "Sizes");
+    /* SPEC: DimensionCount is at most 8 for every tensor of these operators. */
+    if (!parse_uint_array(sizes, path, 1, DML_MAX_RANK, t->sizes, &t->rank, err))
+        return false;
+    const json_t *v;
+    if ((v = json_object_get(obj, "Strides"))) {
+        UINT count;
+        path_field(path, sizeof path, name, "Strides");
+        if (!parse_uint_array(v, path, 0, DML_MAX_RANK, t->strides, &count, err))
+            return false;
+        if (count != t->rank)
+            return err_set(err, "%s: has %u entries but Sizes has %u", path, count, t->rank);
+        t->has_strides = true;
+    }
+    if ((v = json_object_get(obj, "TotalTensorSizeInBytes"))) {
+        path_field(path, sizeof path, name, "TotalTensorSizeInBytes");
+        if (!parse_uint(v, path, INT64_MAX, &t->total_bytes, err))
+            return false;
+        t->has_total_bytes = true;
+    }
+    if ((v = json_object_get(obj, "Flags"))) {
+        path_field(path, sizeof path, name, "Flags");
+        if (!parse_flags(v, path, &t->flags, err))
+            return false;
+    }
+    if ((v = json_object_get(obj, "GuaranteedBaseOffsetAlignment"))) {
+        uint64_t x;
+        path_field(path, sizeof path, name, "GuaranteedBaseOffsetAlignment");
+        if (!parse_uint(v, path, UINT32_MAX, &x, err))
+            return false;
+        t->base_alignment = (UINT)x;
+    }
+    return check_tensor_size(t, name, err);
+}
+
+static bool parse_direction(const json_t *v, DML_AXIS_DIRECTION *d, dmlc_error *err)
+{
+    if (json_is_integer(v)) { /* raw enum values, so invalid descriptors can be written too */
+        uint64_t x;
+        if (!parse_uint(v, "AxisDirection", UINT32_MAX, &x, err))
+            return false;
+        *d = (DML_AXIS_DIRECTION)x;
+        return true;
+    }
+    if (!json_is_string(v))
+        return err_set(err, "AxisDirection: must be \"INCREASING\" or \"DECREASING\", got %s",
+                       json_kind(v));
+    const char *s = json_string_value(v);
+    if (!strncmp(s, "DML_AXIS_DIRECTION_", 19))
+        s += 19;
+    if (!strcmp(s, "INCREASING"))
+        *d = DML_AXIS_DIRECTION_INCREASING;
+    else if (!strcmp(s, "DECREASING"))
+        *d = DML_AXIS_DIRECTION_DECREASING;
+    else
+        return err_set(err, "AxisDirection: \"%s\" is neither \"INCREASING\" nor \"DECREASING\"",
+                       json_string_value(v));
+    return true;
+}
+
+static bool parse_feature_level(const json_t *v, DML_FEATURE_LEVEL *fl, dmlc_error *err)
+{
+    if (json_is_integer(v)) {
+        uint64_t x;
+        if (!parse_uint(v, "feature_level", UINT32_MAX, &x, err))
+            return false;
+        *fl = (DML_FEATURE_LEVEL)x;
+        return true;
+    }
+    if (!json_is_string(v) || !fl_from_name(json_string_value(v), fl))
+        return err_set(err, "feature_level: must be a level such as \"4_1\" (1_0 to 6_4)");
+    return true;
+}
+
+static const char *const arg_reduce_fields[] = {
+    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "Axes", "AxisDirection",
+    "input", "expected", NULL,
+};
+static const char *const pooling_fields[] = {
+    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "OutputIndicesTensor",
+    "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "input", "expected", NULL,
+};
+
+static bool require(const json_t *root, const char *key, const json_t **out, dmlc_error *err)
+{
+    *out = json_object_get(root, key);
+    return *out ? true : err_set(err, "%s: missing (required)", key);
+}
+
+static bool parse_arg_reduce_fields(const json_t *root, dml_case *c, dmlc_error *err)
+{
+    const json_t *axes, *direction;
+    return require(root, "Axes", &axes, err)
+        && parse_uint_array(axes, "Axes", 0, DML_MAX_RANK, c->axes, &c->axis_count, err)
+        && require(root, "AxisDirection", &direction, err)
+        && parse_direction(direction, &c->direction, err);
+}
+
+/* The five pooling arrays share one DimensionCount, so they must have equal lengths. */
+static bool parse_pooling_fields(const json_t *root, dml_case *c, dmlc_error *err)
+{
+    static const char *const names[] = { "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations" };
+    UINT *arrays[] = { c->pool_strides, c->window, c->start_padding, c->end_padding, c->dilations };
+    const UINT minimum[] = { 0, 0, 0, 0, 0 }; /* >= 1 rules are the validator's (it names them) */
+    for (int i = 0; i < 5; i++) {
+        const json_t *v;
+        UINT count;
+        if (!require(root, names[i], &v, err)
+            || !parse_uint_array(v, names[i], minimum[i], DML_MAX_SPATIAL, arrays[i], &count, err))
+            return false;
+        if (i > 0 && count != c->spatial_count)
+            return err_set(err, "%s: has %u entries but %s has %u (they share DimensionCount)",
+                           names[i], count, names[0], c->spatial_count);
+        c->spatial_count = count;
+    }
+    const json_t *indices = json_object_get(root, "OutputIndicesTensor");
+    return !indices || parse_tensor(indices, "OutputIndicesTensor", &c->indices, err);
+}
+
+static void format_coords(const tensor_view *v, uint64_t logical, char *buf, size_t size)
+{
+    uint32_t coords[DML_MAX_RANK];
+    tensor_view_coords(v, logical, coords);
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (unsigned d = 0; d < v->rank && used < size; d++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%" PRIu32, d ? "," : "", coords[d]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+}
+
+/* Names the two logical elements that share a buffer element but were given different values. */
+static bool broadcast_conflict(const tensor_view *v, const uint8_t *data, uint64_t later,
+                               uint64_t later_bits, dmlc_error *err)
+{
+    uint64_t offset = tensor_view_offset(v, later), earlier = 0;
+    while (tensor_view_offset(v, earlier) != offset)
+        earlier++;
+    char c1[128], c2[128], b1[64], b2[64];
+    format_coords(v, earlier, c1, sizeof c1);
+    format_coords(v, later, c2, sizeof c2);
+    return err_set(err, "input[%" PRIu64 "] (coordinates %s) and input[%" PRIu64 "] (coordinates %s) "
+                   "share buffer element %" PRIu64 " through InputTensor.Strides but differ: %s vs %s",
+                   earlier, c1, later, c2, offset,
+                   compare_format_value(v->type, dtype_load_bits(data, v->type, offset), b1, sizeof b1),
+                   compare_format_value(v->type, later_bits, b2, sizeof b2));
+}
+
+/* Lays `input` out in the buffer by InputTensor's strides.  Several logical elements may share
+ * a buffer element (stride 0: broadcast); their values must then agree bit for bit. */
+static bool parse_input(const parser *p, const json_t *root, dml_case *c)
+{
+    case_tensor *t = &c->input;
+    UINT64 computed = dml_calc_buffer_tensor_size(t->type, t->rank, t->sizes,
+                                                  t->has_strides ? t->strides : NULL);
+    if (t->has_total_bytes && t->total_bytes < computed)
+        return err_set(p->err, "InputTensor.TotalTensorSizeInBytes: %" PRIu64 " is less than the %"
+                       PRIu64 " bytes its Sizes and Strides address, so the input cannot be laid out",
+                       t->total_bytes, computed);
+    const json_t *values;
+    if (!require(root, "input", &values, p->err)
+        || !check_count(values, case_tensor_elements(t), "input", "InputTensor", p->err))
+        return false;
+    UINT64 bytes = case_tensor_bytes(t);
+    uint64_t buffer_elements = bytes / dtype_size(t->type);
+    c->input_data = calloc(bytes ? bytes : 1, 1);
+    uint8_t *written = calloc(buffer_elements / 8 + 1, 1); /* one bit per buffer element */
+    if (!c->input_data || !written) {
+        free(written);
+        return err_set(p->err, "input: out of memory for %" PRIu64 " bytes", bytes);
+    }
+    tensor_view v;
+    case_link(c);
+    case_tensor_view(t, &v);
+    size_t next = numbers_before(root, "input");
+    bool ok = true;
+    char path[PATH_MAX_LEN];
+    for (uint64_t i = 0; ok && i < v.elements; i++) {
+        uint64_t bits, offset = tensor_view_offset(&v, i);
+        path_index(path, sizeof path, "input", i);
+        ok = parse_element(p, json_array_get(values, i), &next, t->type, path, &bits);
+        if (!ok)
+            break;
+        bool seen = written[offset / 8] & (1u << (offset % 8));
+        if (seen && dtype_load_bits(c->input_data, t->type, offset) != bits)
+            ok = broadcast_conflict(&v, c->input_data, i, bits, p->err);
+        dtype_store_bits(c->input_data, t->type, offset, bits);
+        written[offset / 8] |= (uint8_t)(1u << (offset % 8));
+    }
+    free(written);
+    return ok;
+}
+
+static bool parse_expected_array(const parser *p, const json_t *expected, const char *key,
+                                 const case_tensor *t, const char *tensor_name, size_t base,
+                                 uint64_t **out)
+{
+    const json_t *values = json_object_get(expected, key);
+    char path[PATH_MAX_LEN];
+    path_field(path, sizeof path, "expected", key);
+    uint64_t count = case_tensor_elements(t);
+    if (!check_count(values, count, path, tensor_name, p->err))
+        return false;
+    *out = malloc(count ? count * sizeof **out : 1);
+    if (!*out)
+        return err_set(p->err, "%s: out of memory", path);
+    return parse_values(p, values, base + numbers_before(expected, key), t->type, count, path, *out);
+}
+
+static bool parse_expected(const parser *p, const json_t *root, dml_case *c)
+{
+    static const char *const fields[] = { "output", "indices", NULL };
+    const json_t *expected = json_object_get(root, "expected");
+    if (!expected)
+        return true;
+    if (!json_is_object(expected))
+        return err_set(p->err, "expected: must be an object, got %s", json_kind(expected));
+    if (!check_fields(expected, "expected", fields, "expected outputs", p->err))
+        return false;
+    size_t base = numbers_before(root, "expected");
+    if (json_object_get(expected, "output")) {
+        if (!parse_expected_array(p, expected, "output", &c->output, "OutputTensor", base,
+                                  &c->expected_output))
+            return false;
+        c->has_expected_output = true;
+    }
+    if (json_object_get(expected, "indices")) {
+        if (!c->indices.present)
+            return err_set(p->err, "expected.indices: the case has no OutputIndicesTensor");
+        if (!parse_expected_array(p, expected, "indices", &c->indices, "OutputIndicesTensor", base,
+                                  &c->expected_indices))
+            return false;
+        c->has_expected_indices = true;
+    }
+    if (!c->has_expected_output && !c->has_expected_indices)
+        return err_set(p->err, "expected: must hold \"output\" and/or \"indices\"");
+    return true;
+}
+
+static bool parse_op(const json_t *root, dml_case *c, dmlc_error *err)
+{
+    const json_t *op;
+    if (!require(root, "op", &op, err))
+        return false;
+    if (!json_is_string(op))
+        return err_set(err, "op: must be a string, got %s", json_kind(op));
+    const char *name = json_string_value(op);
+    if (!strncmp(name, "DML_OPERATOR_", 13))
+        name += 13;
+    c->op = op_from_name(name);
+    if (c->op == OP_COUNT)
+        return err_set(err, "op: unknown operator \"%s\" (ARGMIN, ARGMAX or MAX_POOLING2)",
+                       json_string_value(op));
+    return true;
+}
+
+static bool parse_header(const json_t *root, dml_case *c, dmlc_error *err)
+{
+    const json_t *v;
+    if (!parse_op(root, c, err))
+        return false;
+    const char *const *fields = op_is_arg_reduce(c->op) ? arg_reduce_fields : pooling_fields;
+    if (!check_fields(root, "", fields, op_table[c->op].name, err))
+        return false;
+    if ((v = json_object_get(root, "feature_level")) && !parse_feature_level(v, &c->feature_level, err))
+        return false;
+    if ((v = json_object_get(root, "comment"))) {
+        if (!json_is_string(v))
+            return err_set(err, "comment: must be a string, got %s", json_kind(v));
+        if (!(c->comment = strdup(json_string_value(v))))
+            return err_set(err, "comment: out of memory");
+    }
+    return true;
+}
+
+static bool parse_root(const parser *p, const json_t *root, dml_case *c)
+{
+    const json_t *input_tensor, *output_tensor;
+    if (!json_is_object(root))
+        return err_set(p->err, "the case must be a JSON object, got %s", json_kind(root));
+    if (count_numbers(root) != p->number_count)
+        return err_set(p->err, "internal error: %zu numbers in the text, %zu in the document",
+                       p->number_count, count_numbers(root));
+    if (!parse_header(root, c, p->err)
+        || !require(root, "InputTensor", &input_tensor, p->err)
+        || !parse_tensor(input_tensor, "InputTensor", &c->input, p->err)
+        || !require(root, "OutputTensor", &output_tensor, p->err)
+        || !parse_tensor(output_tensor, "OutputTensor", &c->output, p->err))
+        return false;
+    bool ok = op_is_arg_reduce(c->op) ? parse_arg_reduce_fields(root, c, p->err)
+                                      : parse_pooling_fields(root, c, p->err);
+    if (!ok || !parse_input(p, root, c) || !parse_expected(p, root, c))
+        return false;
+    case_link(c);
+    return true;
+}
+
+bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err)
+{
+    json_error_t jerr;
+    case_free(c);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return err_set(err, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+    parser p = { .err = err };
+    bool ok = (p.text = malloc(len + 1)) != NULL;
+    if (ok) {
+        memcpy(p.text, text, len);
+        p.text[len] = 0;
+        ok = lex_numbers(&p) && parse_root(&p, root, c);
+    } else {
+        err_set(err, "out of memory");
+    }
+    free(p.text);
+    free(p.numbers);
+    json_decref(root);
+    if (!ok)
+        case_free(c);
+    return ok;
+}
+
+static char *read_file(const char *path, size_t *len, dmlc_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_set(err, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t capacity = 4096, used = 0;
+    char *buf = malloc(capacity);
+    while (buf) {
+        used += fread(buf + used, 1, capacity - used, f);
+        if (used < capacity || used >= CASEFILE_MAX_FILE_BYTES)
+            break;
+        char *grown = realloc(buf, capacity * 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        capacity *= 2;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (!buf || failed || used >= CASEFILE_MAX_FILE_BYTES) {
+        err_set(err, !buf ? "out of memory" : failed ? "read error"
+                                                     : "larger than dmlcheck's case-file limit");
+        free(buf);
+        return NULL;
+    }
+    *len = used;
+    return buf;
+}
+
+bool casefile_load(const char *path, dml_case *c, dmlc_error *err)
+{
+    size_t len;
+    char *text = read_file(path, &len, err);
+    bool ok = text && casefile_parse(text, len, c, err);
+    free(text);
+    if (!ok)
+        err_prefix(err, "%s", path);
+    return ok;
+}
+
+/* ---- Writer ------------------------------------------------------------------------------- */
+
+static json_t *hex_bits_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%0*" PRIx64, (int)dtype_size(t) * 2, bits);
+    return json_string(buf);
+}
+
+/* The shortest decimal (at most 9 digits, the dump precision) that reads back to bits. */
+static json_t *float_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    uint64_t sign = bits & float_sign_bit(t), magnitude = bits & ~float_sign_bit(t);
+    if (dtype_bits_is_nan(t, bits))
+        return magnitude == canonical_nan_bits(t) ? json_string(sign ? "-nan" : "nan")
+                                                  : hex_bits_json(t, bits);
+    if (magnitude == infinity_bits(t))
+        return json_string(sign ? "-inf" : "inf");
+    double d = dtype_bits_to_double(t, bits);
+    if (d == 0 && sign)
+        return hex_bits_json(t, bits); /* JSON readers disagree on -0; raw bits do not */
+    if (d == trunc(d) && fabs(d) < 0x1p53)
+        return json_integer((json_int_t)d);
+    char text[40];
+    for (int digits = 1; digits <= CASEFILE_REAL_DIGITS; digits++) {
+        uint64_t back;
+        snprintf(text, sizeof text, "%.*g", digits, d);
+        if (casefile_number_to_float_bits(text, t, &back) && back == bits)
+            return json_real(strtod(text, NULL));
+    }
+    return hex_bits_json(t, bits);
+}
+
+static json_t *element_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    if (dtype_is_float(t))
+        return float_json(t, bits);
+    if (dtype_is_signed_int(t))
+        return json_integer((json_int_t)dtype_bits_to_i64(t, bits));
+    if (bits <= INT64_MAX)
+        return json_integer((json_int_t)bits);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRIu64, bits);
+    return json_string(buf);
+}
+
+/* Logical elements of a strided buffer (or of a logical array when buf is NULL). */
+static json_t *values_json(const case_tensor *t, const uint8_t *buf, const uint64_t *logical)
+{
+    tensor_view v;
+    case_tensor_view(t, &v);
+    json_t *array = json_array();
+    for (uint64_t i = 0; array && i < v.elements; i++) {
+        uint64_t bits = buf ? dtype_load_bits(buf, v.type, tensor_view_offset(&v, i)) : logical[i];
+        if (json_array_append_new(array, element_json(v.type, bits))) {
+            json_decref(array);
+            return NULL;
+        }
+    }
+    return array;
+}
+
+static json_t *uint_array_json(const UINT *values, UINT count)
+{
+    json_t *array = json_array();
+    for (UINT i = 0; array && i < count; i++)
+        if (json_array_append_new(array, json_integer(values[i]))) {
+            json_decref(array);
+            return NULL;
+        }
+    return array;
+}
+
+static json_t *tensor_json(const case_tensor *t)
+{
+    json_t *obj = json_object();
+    if (!obj)
+        return NULL;
+    int failed = json_object_set_new(obj, "DataType", json_string(dtype_name(t->type)))
+        | json_object_set_new(obj, "Sizes", uint_array_json(t->sizes, t->rank));
+    if (t->has_strides)
+        failed |= json_object_set_new(obj, "Strides", uint_array_json(t->strides, t->rank));
+    if (t->has_total_bytes)
+        failed |= json_object_set_new(obj, "TotalTensorSizeInBytes", json_integer((json_int_t)t->total_bytes));
+    failed |= json_object_set_new(obj, "Flags", json_integer(t->flags))
+        | json_object_set_new(obj, "GuaranteedBaseOffsetAlignment", json_integer(t->base_alignment));
+    if (failed) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static int set_operator_fields(json_t *root, const dml_case *c)
+{
+    if (op_is_arg_reduce(c->op)) {
+        json_t *direction = c->direction == DML_AXIS_DIRECTION_INCREASING ? json_string("INCREASING")
+            : c->direction == DML_AXIS_DIRECTION_DECREASING ? json_string("DECREASING")
+                                                            : json_integer(c->direction);
+        return json_object_set_new(root, "Axes", uint_array_json(c->axes, c->axis_count))
+            | json_object_set_new(root, "AxisDirection", direction);
+    }
+    int failed = 0;
+    if (c->indices.present)
+        failed |= json_object_set_new(root, "OutputIndicesTensor", tensor_json(&c->indices));
+    return failed | json_object_set_new(root, "Strides", uint_array_json(c->pool_strides, c->spatial_count))
+        | json_object_set_new(root, "WindowSize", uint_array_json(c->window, c->spatial_count))
+        | json_object_set_new(root, "StartPadding", uint_array_json(c->start_padding, c->spatial_count))
+        | json_object_set_new(root, "EndPadding", uint_array_json(c->end_padding, c->spatial_count))
+        | json_object_set_new(root, "Dilations", uint_array_json(c->dilations, c->spatial_count));
+}
+
+/* {"output": [...], "indices": [...]} from buffers, or from c's expected arrays. */
+static json_t *outputs_json(const dml_case *c, const case_outputs *o)
+{
+    json_t *obj = json_object();
+    if (!obj)
+        return NULL;
+    int failed = 0;
+    if (o || c->has_expected_output)
+        failed |= json_object_set_new(obj, "output",
+                                      values_json(&c->output, o ? o->output : NULL, c->expected_output));
+    if (c->indices.present && (o ? o->indices != NULL : c->has_expected_indices))
+        failed |= json_object_set_new(obj, "indices",
+                                      values_json(&c->indices, o ? o->indices : NULL, c->expected_indices));
+    if (failed) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static char *dump(json_t *root)
+{
+    char *text = root ? json_dumps(root, JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS)) : NULL;
+    json_decref(root);
+    return text;
+}
+
+char *casefile_write(const dml_case *c, const case_outputs *expected)
+{
+    if (c->op >= OP_COUNT)
+        return NULL;
+    json_t *root = json_object();
+    if (!root)
+        return NULL;
+    int failed = json_object_set_new(root, "op", json_string(op_table[c->op].name));
+    if (c->feature_level) {
+        const char *name = fl_name(c->feature_level);
+        failed |= json_object_set_new(root, "feature_level", strcmp(name, "?")
+                                      ? json_string(name) : json_integer(c->feature_level));
+    }
+    if (c->comment)
+        failed |= json_object_set_new(root, "comment", json_string(c->comment));
+    failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
+        | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
+        | set_operator_fields(root, c)
+        | json_object_set_new(root, "input", values_json(&c->input, c->input_data, NULL));
+    if (expected || c->has_expected_output || c->has_expected_indices)
+        failed |= json_object_set_new(root, "expected", outputs_json(c, expected));
+    if (failed) {
+        json_decref(root);
+        return NULL;
+    }
+    return dump(root);
+}
+
+char *casefile_outputs_json(const dml_case *c, const case_outputs *o)
+{
+    return dump(outputs_json(c, o));
+}
