@@ -255,6 +255,14 @@ static void draw_dims(prng *p, unsigned rank, uint64_t budget, UINT *sizes)
     }
 }
 
+/* The element cap of one case: most cases are small (cheap, and small tensors meet the edges
+ * as often), one in ten may use the whole budget. */
+static uint64_t draw_case_budget(prng *p, uint64_t budget)
+{
+    uint64_t r = prng_below(p, 10), cap = r < 5 ? 64 : r < 9 ? 512 : budget;
+    return cap < budget ? cap : budget;
+}
+
 /* ---- ARGMIN / ARGMAX shape ----------------------------------------------------------- */
 
 /* One axis, several, or all, in shuffled array order (D2: no duplicates, never none). */
@@ -345,14 +353,15 @@ static void draw_pool_shape(prng *p, uint64_t budget, bool padding_window, dml_c
         c->start_padding[in_padding] = dilated_window(c, in_padding) + (UINT)prng_below(p, 3);
     }
     bool ceil_mode = prng_chance(p, 1, 3);
-    /* Padding can make the output outgrow the input: drop padding (except the one that
-     * makes a padding window) dimension by dimension until it fits. */
+    /* Padding can make the output outgrow the input: drop padding dimension by dimension
+     * until it fits (keeping just enough to make the padding window).  Without padding no
+     * output dimension exceeds its input, and the padding-window one at most doubles, so
+     * this always ends within 4x the budget. */
     for (UINT s = 0; s < c->spatial_count; s++) {
         if (pool_output_sizes(c, ceil_mode) <= 4 * budget)
             break;
-        if (s == in_padding)
-            continue;
-        c->start_padding[s] = c->end_padding[s] = 0;
+        c->end_padding[s] = 0;
+        c->start_padding[s] = s == in_padding ? dilated_window(c, s) : 0;
         fit_window(c, s, c->input.sizes[s + 2]);
     }
     pool_output_sizes(c, ceil_mode);
@@ -364,10 +373,11 @@ static void draw_pool_shape(prng *p, uint64_t budget, bool padding_window, dml_c
 
 /* ---- Layouts ------------------------------------------------------------------------- */
 
-/* Strides packed in memory order `order` (outermost first) over extents sizes + pad. */
-static void strides_in_order(case_tensor *t, const unsigned *order, const UINT *pad)
+/* Strides packed in memory order `order` (outermost first) over extents sizes + pad, the
+ * innermost dimension `pitch` elements apart. */
+static void strides_in_order(case_tensor *t, const unsigned *order, const UINT *pad, UINT pitch)
 {
-    uint64_t stride = 1;
+    uint64_t stride = pitch;
     for (unsigned i = t->rank; i-- > 0;) {
         unsigned d = order[i];
         t->strides[d] = (UINT)stride;
@@ -389,29 +399,32 @@ static void layout_packed(prng *p, case_tensor *t)
     UINT pad[DML_MAX_RANK] = { 0 };
     identity_order(t->rank, order);
     if (prng_chance(p, 1, 2))
-        strides_in_order(t, order, pad);
+        strides_in_order(t, order, pad, 1);
 }
 
-/* Row-major with gaps: some dimensions get 1-3 extra elements of pitch; at least the
- * innermost one when the draw gives none.  The span stays within 4x elements + 64. */
+/* Row-major with gaps: rows of some dimensions get 1-3 extra elements of pitch (the span
+ * staying within 2x elements + 64), and now and then elements are 2 apart.  A padding that
+ * shows nowhere (only the outermost dimension padded, or dimensions of size 1 outside it)
+ * becomes a pitch of 2, so the span exceeds the element count whenever there are two
+ * elements. */
 static void layout_padded(prng *p, case_tensor *t)
 {
     unsigned order[DML_MAX_RANK];
     UINT pad[DML_MAX_RANK] = { 0 };
-    uint64_t elements = tensor_element_count(t->rank, t->sizes), span = elements, any = 0;
-    for (unsigned d = 0; d < t->rank; d++) {
+    uint64_t elements = tensor_element_count(t->rank, t->sizes), span = elements;
+    uint64_t outer = t->sizes[0]; /* elements of the dimensions outside d */
+    for (unsigned d = 1; d < t->rank; d++) {
         UINT extra = prng_chance(p, 1, 3) ? 1 + (UINT)prng_below(p, 3) : 0;
         uint64_t grown = span / t->sizes[d] * (t->sizes[d] + extra);
-        if (extra && grown <= 4 * elements + 64) {
+        if (extra && outer > 1 && grown <= 2 * elements + 64) {
             pad[d] = extra;
             span = grown;
-            any = 1;
         }
+        outer *= t->sizes[d];
     }
-    if (!any)
-        pad[t->rank - 1] = 1;
+    UINT pitch = span == elements || prng_chance(p, 1, 8) ? 2 : 1;
     identity_order(t->rank, order);
-    strides_in_order(t, order, pad);
+    strides_in_order(t, order, pad, pitch);
 }
 
 /* Dimensions stored in another order: channels-last (NHWC / NDHWC) for pooling-shaped
@@ -434,7 +447,7 @@ static void layout_permuted(prng *p, case_tensor *t, bool pooling)
             for (unsigned i = 0; i < rank; i++)
                 order[i] = rank - 1 - i;
     }
-    strides_in_order(t, order, pad);
+    strides_in_order(t, order, pad, 1);
 }
 
 /* Stride 0 on a non-empty set of dimensions (those of size > 1 when there are any); the
@@ -532,6 +545,7 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     c->input.present = c->output.present = true;
     draw_types(&p, opt, c);
     info->dist = draw_distribution(&p, c);
+    budget = draw_case_budget(&p, budget);
     if (op_is_arg_reduce(c->op))
         draw_arg_shape(&p, budget, c);
     else

@@ -5,6 +5,7 @@
  *   1. poison: every element slot of the buffer gets the value that would win the reduction
  *      (so a backend that reads a gap or the oversized tail shows it);
  *   2. body: logical elements in row-major order, each stored at its strided address;
+ *      under broadcast each address is written once, by the first logical element there;
  *   3. stamps (extreme_at_both_ends only): the extreme value at the first and last position
  *      of every reduction group / pooling window.
  * Invariant: only addresses that belong to a logical element are written in passes 2 and 3.
@@ -26,6 +27,7 @@ typedef struct value_source {
     gen_distribution dist;
     bool is_float;
     float_fmt ff;       /* floats */
+    unsigned esize;     /* bytes per element */
     unsigned bits;      /* integer width */
     bool is_signed;     /* integers */
     unsigned special;   /* share of "special" values out of 256 */
@@ -47,11 +49,12 @@ static uint64_t float_make(float_fmt f, uint64_t sign, uint64_t exp, uint64_t ma
 static uint64_t float_exp_max(float_fmt f) { return bit_mask(f.exp_bits); }
 static uint64_t float_bias(float_fmt f) { return bit_mask(f.exp_bits - 1); }
 
-/* A normal number of moderate magnitude (2^-10 .. 2^11), random sign and mantissa. */
-static uint64_t float_moderate(prng *p, float_fmt f)
+/* A normal number of moderate magnitude (2^-10 .. 2^11) from 32 random bits: the mantissa
+ * from the low bits, the exponent from bits 23-31. */
+static uint64_t float_moderate(float_fmt f, uint64_t sign, uint32_t bits)
 {
-    uint64_t exp = float_bias(f) - 10 + prng_below(p, 21);
-    return float_make(f, prng_below(p, 2), exp, prng_next(p));
+    uint64_t exp = float_bias(f) - 10 + (((uint64_t)(bits >> 23) * 21) >> 9);
+    return float_make(f, sign, exp, bits);
 }
 
 static uint64_t float_inf(float_fmt f, uint64_t sign) { return float_make(f, sign, float_exp_max(f), 0); }
@@ -61,21 +64,20 @@ static uint64_t float_max_finite(float_fmt f, uint64_t sign)
     return float_make(f, sign, float_exp_max(f) - 1, bit_mask(f.man_bits));
 }
 
-/* A NaN with a random sign: quiet with a random payload, or signalling (quiet bit clear,
+/* A NaN from 32 random bits: quiet with a random payload, or signalling (quiet bit clear,
  * payload non-zero) one time in four. */
-static uint64_t float_nan(prng *p, float_fmt f)
+static uint64_t float_nan(float_fmt f, uint64_t sign, uint32_t bits)
 {
-    uint64_t quiet = 1ull << (f.man_bits - 1);
-    uint64_t payload = prng_next(p) & (quiet - 1);
-    uint64_t man = prng_chance(p, 1, 4) ? (payload ? payload : 1) : (quiet | payload);
-    return float_make(f, prng_below(p, 2), float_exp_max(f), man);
+    uint64_t quiet = 1ull << (f.man_bits - 1), payload = bits & (quiet - 1);
+    uint64_t man = ((bits >> 24) & 3) == 0 ? (payload ? payload : 1) : (quiet | payload);
+    return float_make(f, sign, float_exp_max(f), man);
 }
 
-/* A denormal (exponent field 0, mantissa non-zero), random sign. */
-static uint64_t float_denormal(prng *p, float_fmt f)
+/* A denormal (exponent field 0, mantissa non-zero) from 32 random bits. */
+static uint64_t float_denormal(float_fmt f, uint64_t sign, uint32_t bits)
 {
-    uint64_t man = prng_next(p) & bit_mask(f.man_bits);
-    return float_make(f, prng_below(p, 2), 0, man ? man : 1);
+    uint64_t man = bits & bit_mask(f.man_bits);
+    return float_make(f, sign, 0, man ? man : 1);
 }
 
 static uint64_t int_max_bits(const value_source *vs)
@@ -98,63 +100,70 @@ static uint64_t top_bits(const value_source *vs, bool high)
 
 /* ---- Distributions ------------------------------------------------------------------- */
 
+/* Each element costs one PRNG word w (integers wider than 32 bits draw a second one for
+ * their value): bits 56-63 decide whether the value is "special", bit 55 is a sign, bits
+ * 32-54 make a small choice (multiply-shift: integer-only and deterministic; its bias of
+ * under n/2^23 does not matter for test data), bits 0-31 make the value. */
+static bool w_special(uint64_t w, const value_source *vs) { return (w >> 56) < vs->special; }
+static uint64_t w_sign(uint64_t w) { return (w >> 55) & 1; }
+static unsigned w_choice(uint64_t w, unsigned n) { return (unsigned)((((w >> 32) & 0x7fffff) * n) >> 23); }
+
 /* An ordinary value: a moderate normal float, or any integer of the type. */
-static uint64_t ordinary(prng *p, const value_source *vs)
+static uint64_t ordinary(prng *p, const value_source *vs, uint64_t w)
 {
     if (vs->is_float)
-        return float_moderate(p, vs->ff);
-    return prng_next(p) & bit_mask(vs->bits);
+        return float_moderate(vs->ff, w_sign(w), (uint32_t)w);
+    return (vs->bits > 32 ? prng_next(p) : w) & bit_mask(vs->bits);
 }
 
 /* An ordinary value that is never the stamped extreme: for integers the draw is nudged one
  * step towards the middle (bits +-1 moves the value +-1 at both ends of every integer type);
  * moderate floats never reach the largest finite value. */
-static uint64_t ordinary_below_extreme(prng *p, const value_source *vs)
+static uint64_t ordinary_below_extreme(prng *p, const value_source *vs, uint64_t w)
 {
-    uint64_t v = ordinary(p, vs);
+    uint64_t v = ordinary(p, vs, w);
     if (!vs->is_float && v == vs->extreme)
         v = vs->extreme_high ? v - 1 : v + 1;
     return v;
 }
 
 /* Type minimum, minimum + 1, maximum - 1, maximum, zero, or all bits set. */
-static uint64_t int_extreme(prng *p, const value_source *vs)
+static uint64_t int_extreme(const value_source *vs, uint64_t w)
 {
     uint64_t lo = int_min_bits(vs), hi = int_max_bits(vs);
     uint64_t picks[] = { lo, lo + 1, hi - 1, hi, 0, bit_mask(vs->bits) };
-    return picks[prng_below(p, sizeof picks / sizeof picks[0])];
+    return picks[w_choice(w, sizeof picks / sizeof picks[0])];
 }
-
-static bool special_draw(prng *p, const value_source *vs) { return prng_below(p, 256) < vs->special; }
 
 static uint64_t sample(prng *p, const value_source *vs)
 {
     float_fmt f = vs->ff;
+    uint64_t w = prng_next(p), sign = w_sign(w);
     switch (vs->dist) {
     case GEN_DIST_ties:
-        return vs->alphabet[prng_below(p, vs->alphabet_size)];
+        return vs->alphabet[w_choice(w, vs->alphabet_size)];
     case GEN_DIST_all_equal:
         return vs->alphabet[0];
     case GEN_DIST_extreme_at_both_ends:
-        return ordinary_below_extreme(p, vs);
+        return ordinary_below_extreme(p, vs, w);
     case GEN_DIST_signed_zero: /* D3: +0 and -0 tie. */
-        return special_draw(p, vs) ? float_make(f, prng_below(p, 2), 0, 0) : ordinary(p, vs);
+        return w_special(w, vs) ? float_make(f, sign, 0, 0) : ordinary(p, vs, w);
     case GEN_DIST_inf: /* D5: infinities are ordinary ordered values. */
-        return special_draw(p, vs) ? float_inf(f, prng_below(p, 2)) : ordinary(p, vs);
+        return w_special(w, vs) ? float_inf(f, sign) : ordinary(p, vs, w);
     case GEN_DIST_nan_some: /* D4 */
-        return special_draw(p, vs) ? float_nan(p, f) : ordinary(p, vs);
+        return w_special(w, vs) ? float_nan(f, sign, (uint32_t)w) : ordinary(p, vs, w);
     case GEN_DIST_nan_all:
-        return float_nan(p, f);
+        return float_nan(f, sign, (uint32_t)w);
     case GEN_DIST_denormal: /* D6: denormals among signed zeros and moderate normals. */
-        if (special_draw(p, vs))
-            return float_denormal(p, f);
-        return prng_chance(p, 1, 2) ? float_make(f, prng_below(p, 2), 0, 0) : ordinary(p, vs);
+        if (w_special(w, vs))
+            return float_denormal(f, sign, (uint32_t)w);
+        return w_choice(w, 2) ? float_make(f, sign, 0, 0) : ordinary(p, vs, w);
     case GEN_DIST_int_extremes:
-        return special_draw(p, vs) ? int_extreme(p, vs) : ordinary(p, vs);
+        return w_special(w, vs) ? int_extreme(vs, w) : ordinary(p, vs, w);
     case GEN_DIST_uniform:
     case GEN_DIST_padding_window: /* the shape makes this case; values are uniform */
     default:
-        return ordinary(p, vs);
+        return ordinary(p, vs, w);
     }
 }
 
@@ -184,12 +193,13 @@ static void source_init(prng *p, gen_distribution dist, const dml_case *c, value
     vs->dist = dist;
     vs->is_float = dtype_is_float(vs->type);
     vs->ff = vs->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? (float_fmt){ 10, 5 } : (float_fmt){ 23, 8 };
-    vs->bits = dtype_size(vs->type) * 8;
+    vs->esize = dtype_size(vs->type);
+    vs->bits = vs->esize * 8;
     vs->is_signed = dtype_is_signed_int(vs->type);
     vs->special = special_shares[prng_below(p, 4)];
     vs->alphabet_size = 2 + (unsigned)prng_below(p, 3);
     for (unsigned i = 0; i < vs->alphabet_size; i++)
-        vs->alphabet[i] = ordinary(p, vs);
+        vs->alphabet[i] = ordinary(p, vs, prng_next(p));
     vs->extreme_high = c->op != OP_ARGMIN;
     if (vs->is_float)
         vs->extreme = float_max_finite(vs->ff, !vs->extreme_high);
@@ -199,13 +209,34 @@ static void source_init(prng *p, gen_distribution dist, const dml_case *c, value
 
 /* ---- Passes -------------------------------------------------------------------------- */
 
-static void poison_buffer(const value_source *vs, uint8_t *buf, uint64_t bytes)
+/* dtype_store_bits without the type lookup: this runs once per element. */
+static void store(const value_source *vs, uint8_t *buf, uint64_t elem, uint64_t bits)
 {
-    unsigned esize = dtype_size(vs->type);
-    uint64_t slots = bytes / esize, poison = top_bits(vs, vs->extreme_high);
-    for (uint64_t i = 0; i < slots; i++)
-        dtype_store_bits(buf, vs->type, i, poison);
-    memset(buf + slots * esize, 0, bytes - slots * esize);
+    switch (vs->esize) {
+    case 1: buf[elem] = (uint8_t)bits; break;
+    case 2: { uint16_t v = (uint16_t)bits; memcpy(buf + elem * 2, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)bits; memcpy(buf + elem * 4, &v, 4); break; }
+    default: memcpy(buf + elem * 8, &bits, 8); break;
+    }
+}
+
+/* Poisons every element slot no logical element owns.  When the logical elements fill
+ * [0, span) exactly (no gaps, no stride 0: the generator's layouts never alias otherwise,
+ * so span == element count means every slot below it is owned), only the slots past the
+ * span are poisoned;
+ * otherwise all of them, and pass 2 overwrites the owned ones.  Bytes after the last whole
+ * slot are zeroed. */
+static void poison_buffer(const value_source *vs, const tensor_view *v, uint8_t *buf, uint64_t bytes)
+{
+    uint64_t slots = bytes / vs->esize, poison = top_bits(vs, vs->extreme_high), span = 1;
+    bool dense = true;
+    for (unsigned d = 0; d < v->rank; d++) {
+        span += (uint64_t)(v->sizes[d] - 1) * v->strides[d];
+        dense &= v->strides[d] != 0 || v->sizes[d] == 1;
+    }
+    for (uint64_t i = dense && span == v->elements ? span : 0; i < slots; i++)
+        store(vs, buf, i, poison);
+    memset(buf + slots * vs->esize, 0, bytes - slots * vs->esize);
 }
 
 /* Advances row-major coordinates by one, keeping the element offset in step. */
@@ -220,12 +251,33 @@ static void step_coords(const tensor_view *v, uint32_t *coords, uint64_t *offset
     }
 }
 
+/* Under broadcast, the logical elements that share an address differ only in coordinates of
+ * stride-0 dimensions (the other strides never alias), and the first of them in logical
+ * order has those coordinates all 0: only that one draws and writes a value. */
+static bool first_at_address(const tensor_view *v, const uint32_t *coords)
+{
+    for (unsigned d = 0; d < v->rank; d++)
+        if (v->strides[d] == 0 && coords[d])
+            return false;
+    return true;
+}
+
+static bool has_broadcast(const tensor_view *v)
+{
+    for (unsigned d = 0; d < v->rank; d++)
+        if (v->strides[d] == 0 && v->sizes[d] > 1)
+            return true;
+    return false;
+}
+
 static void fill_body(prng *p, const value_source *vs, const tensor_view *v, uint8_t *buf)
 {
     uint32_t coords[DML_MAX_RANK] = { 0 };
     uint64_t offset = 0;
+    bool broadcast = has_broadcast(v);
     for (uint64_t i = 0; i < v->elements; i++) {
-        dtype_store_bits(buf, v->type, offset, sample(p, vs));
+        if (!broadcast || first_at_address(v, coords))
+            store(vs, buf, offset, sample(p, vs));
         step_coords(v, coords, &offset);
     }
 }
@@ -249,8 +301,8 @@ static void stamp_reductions(const value_source *vs, const dml_case *c, const te
     uint32_t coords[DML_MAX_RANK] = { 0 };
     uint64_t first = 0;
     for (uint64_t i = 0; i < out.elements; i++) {
-        dtype_store_bits(buf, vs->type, first, vs->extreme);
-        dtype_store_bits(buf, vs->type, first + last_delta, vs->extreme);
+        store(vs, buf, first, vs->extreme);
+        store(vs, buf, first + last_delta, vs->extreme);
         step_coords(&out, coords, &first);
     }
 }
@@ -293,8 +345,8 @@ static void stamp_windows(const value_source *vs, const dml_case *c, const tenso
             hi[s + 2] = (uint32_t)last;
         }
         if (inside) {
-            dtype_store_bits(buf, vs->type, tensor_view_offset_coords(in, lo), vs->extreme);
-            dtype_store_bits(buf, vs->type, tensor_view_offset_coords(in, hi), vs->extreme);
+            store(vs, buf, tensor_view_offset_coords(in, lo), vs->extreme);
+            store(vs, buf, tensor_view_offset_coords(in, hi), vs->extreme);
         }
         uint64_t unused = 0;
         step_coords(&out, oc, &unused);
@@ -307,7 +359,7 @@ void gen_fill_input(prng *p, gen_distribution dist, dml_case *c)
     tensor_view in;
     source_init(p, dist, c, &vs);
     case_tensor_view(&c->input, &in);
-    poison_buffer(&vs, c->input_data, case_tensor_bytes(&c->input));
+    poison_buffer(&vs, &in, c->input_data, case_tensor_bytes(&c->input));
     fill_body(p, &vs, &in, c->input_data);
     if (dist != GEN_DIST_extreme_at_both_ends)
         return;

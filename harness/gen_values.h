@@ -20,7 +20,7 @@ bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_T
 /* Fills c->input_data (already allocated, case_tensor_bytes(&c->input) bytes): bytes outside
  * every logical element get a "poison" value that would win if a backend read them, then
  * every logical element gets a value of `dist` in logical order, stored at its strided
- * address (elements sharing an address under broadcast share the last value written). */
+ * address (elements sharing an address under broadcast share the value of the first). */
 void gen_fill_input(prng *p, gen_distribution dist, dml_case *c);
 
 #endif

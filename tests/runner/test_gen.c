@@ -1,0 +1,628 @@
+/* test_gen.c: the case generator.  Determinism (same SEED:INDEX -> same descriptor and
+ * bytes; another index -> another case), coverage over 10,000 cases (every operator, level,
+ * type allowed at each level, rank, direction, distribution, layout kind, indices with and
+ * without, ceil output sizes; printed as a table), every case valid at its level, layouts and
+ * distributions doing what their names say, filters, the generator's type table agreeing
+ * with the validator, case-id parsing, and a golden pin of the first case of seed 1. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "gen.h"
+#include "tap.h"
+#include "validate.h"
+
+#define COVERAGE_CASES 10000
+#define COVERAGE_SEED 1
+
+/* ---- Case fingerprint and one-line description --------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return fnv(h, b, 8);
+}
+
+static uint64_t tensor_fingerprint(uint64_t h, const case_tensor *t)
+{
+    h = fnv_u64(h, t->present);
+    h = fnv_u64(h, t->type);
+    h = fnv_u64(h, t->rank);
+    for (UINT i = 0; i < t->rank; i++)
+        h = fnv_u64(fnv_u64(h, t->sizes[i]), t->has_strides ? t->strides[i] : ~0ull);
+    return fnv_u64(fnv_u64(fnv_u64(h, case_tensor_bytes(t)), t->base_alignment), t->flags);
+}
+
+/* FNV-1a over every descriptor field (little-endian, so the same on every host) and the
+ * input bytes. */
+static uint64_t case_fingerprint(const dml_case *c)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv_u64(fnv_u64(h, c->op), c->feature_level);
+    h = tensor_fingerprint(h, &c->input);
+    h = tensor_fingerprint(h, &c->output);
+    h = tensor_fingerprint(h, &c->indices);
+    h = fnv_u64(fnv_u64(h, c->axis_count), c->direction);
+    for (UINT i = 0; i < c->axis_count; i++)
+        h = fnv_u64(h, c->axes[i]);
+    h = fnv_u64(h, c->spatial_count);
+    for (UINT i = 0; i < c->spatial_count; i++) {
+        h = fnv_u64(fnv_u64(h, c->pool_strides[i]), c->window[i]);
+        h = fnv_u64(fnv_u64(fnv_u64(h, c->start_padding[i]), c->end_padding[i]), c->dilations[i]);
+    }
+    return fnv(h, c->input_data, case_tensor_bytes(&c->input));
+}
+
+static int append_uints(char *buf, size_t size, const char *name, const UINT *v, UINT n)
+{
+    int used = snprintf(buf, size, " %s{", name);
+    for (UINT i = 0; i < n && used > 0 && (size_t)used < size; i++)
+        used += snprintf(buf + used, size - used, "%s%u", i ? "," : "", v[i]);
+    if (used > 0 && (size_t)used < size)
+        used += snprintf(buf + used, size - used, "}");
+    return used;
+}
+
+/* "ARGMAX 3_0 f16->i32 sizes{..} strides{..} axes{..} dir 1 ..." */
+static void describe(const dml_case *c, const gen_info *info, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s %s %s->%s %s %s", op_table[c->op].name, fl_name(c->feature_level),
+                     dtype_stem(c->input.type), dtype_stem(c->output.type),
+                     gen_layout_name(info->layout), gen_distribution_name(info->dist));
+    n += append_uints(buf + n, size - n, "sizes", c->input.sizes, c->input.rank);
+    if (c->input.has_strides)
+        n += append_uints(buf + n, size - n, "strides", c->input.strides, c->input.rank);
+    n += append_uints(buf + n, size - n, "out", c->output.sizes, c->output.rank);
+    if (op_is_arg_reduce(c->op)) {
+        n += append_uints(buf + n, size - n, "axes", c->axes, c->axis_count);
+        snprintf(buf + n, size - n, " dir %d", (int)c->direction);
+        return;
+    }
+    n += append_uints(buf + n, size - n, "window", c->window, c->spatial_count);
+    n += append_uints(buf + n, size - n, "stride", c->pool_strides, c->spatial_count);
+    n += append_uints(buf + n, size - n, "dil", c->dilations, c->spatial_count);
+    n += append_uints(buf + n, size - n, "pad", c->start_padding, c->spatial_count);
+    n += append_uints(buf + n, size - n, "", c->end_padding, c->spatial_count);
+    snprintf(buf + n, size - n, " indices %s", c->indices.present ? dtype_stem(c->indices.type) : "none");
+}
+
+/* ---- Determinism and the golden pin --------------------------------------------------- */
+
+static bool generate(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c, gen_info *info)
+{
+    dmlc_error err;
+    if (gen_case(seed, index, opt, c, info, &err))
+        return true;
+    tap_diag("gen_case %" PRIu64 ":%" PRIu64 " failed: %s", seed, index, err.msg);
+    return false;
+}
+
+static void test_determinism(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    unsigned same = 0, differs = 0, cases = 500;
+    for (uint64_t i = 0; i < cases; i++) {
+        dml_case a, b, next;
+        gen_info ia, ib, in;
+        if (!generate(77, i, &opt, &a, &ia) || !generate(77, i, &opt, &b, &ib)
+            || !generate(77, i + 1, &opt, &next, &in))
+            break;
+        bool bytes_equal = case_tensor_bytes(&a.input) == case_tensor_bytes(&b.input)
+            && !memcmp(a.input_data, b.input_data, case_tensor_bytes(&a.input));
+        same += bytes_equal && case_fingerprint(&a) == case_fingerprint(&b) && ia.layout == ib.layout
+            && ia.dist == ib.dist;
+        differs += case_fingerprint(&a) != case_fingerprint(&next);
+        case_free(&a);
+        case_free(&b);
+        case_free(&next);
+    }
+    tap_ok(t, same == cases, "same SEED:INDEX gives the same descriptor and bytes (%u/%u)", same, cases);
+    tap_ok(t, differs == cases, "INDEX and INDEX+1 give different cases (%u/%u)", differs, cases);
+}
+
+/* The first case of seed 1, pinned.  A change to the generator (draw order, weights, a new
+ * draw) renames every SEED:INDEX, so recorded cases stop replaying: when you change the
+ * generator ON PURPOSE, update these two pins (run this test, copy the "got" lines) and say
+ * so in the commit message. */
+#define GOLDEN_DESCRIPTION \
+    "ARGMAX 5_0 i32->u64 padded extreme_at_both_ends sizes{7} strides{2} out{1} axes{0} dir 0"
+#define GOLDEN_FINGERPRINT UINT64_C(0x8b4d818660035f1c)
+
+static void test_golden(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    dml_case c;
+    gen_info info;
+    char text[1024];
+    if (!generate(1, 0, &opt, &c, &info)) {
+        tap_ok(t, false, "golden: case 1:0 generates");
+        return;
+    }
+    describe(&c, &info, text, sizeof text);
+    uint64_t fp = case_fingerprint(&c);
+    if (!tap_ok(t, !strcmp(text, GOLDEN_DESCRIPTION), "golden: case 1:0 descriptor is pinned"))
+        tap_diag("got \"%s\"", text);
+    if (!tap_ok(t, fp == GOLDEN_FINGERPRINT, "golden: case 1:0 fingerprint (descriptor + bytes) is pinned"))
+        tap_diag("got UINT64_C(0x%016" PRIx64 ")", fp);
+    case_free(&c);
+}
+
+/* ---- Layout and distribution checks -------------------------------------------------- */
+
+static bool has_zero_stride(const case_tensor *t)
+{
+    for (UINT i = 0; i < t->rank; i++)
+        if (t->has_strides && t->strides[i] == 0)
+            return true;
+    return false;
+}
+
+/* True when strides are not in row-major (non-increasing, by dimensions of size > 1) order. */
+static bool is_permuted(const case_tensor *t)
+{
+    uint64_t prev = UINT64_MAX;
+    for (UINT i = 0; i < t->rank && t->has_strides; i++) {
+        if (t->sizes[i] == 1)
+            continue;
+        if (t->strides[i] > prev)
+            return true;
+        prev = t->strides[i];
+    }
+    return false;
+}
+
+static uint64_t span_elements(const case_tensor *t)
+{
+    tensor_view v;
+    case_tensor_view(t, &v);
+    uint64_t last = 0;
+    for (UINT i = 0; i < v.rank; i++)
+        last += (uint64_t)(v.sizes[i] - 1) * v.strides[i];
+    return last + 1;
+}
+
+/* The descriptor shows the layout kind the generator recorded. */
+static bool layout_matches(const dml_case *c, gen_layout kind)
+{
+    const case_tensor *in = &c->input;
+    uint64_t n = case_tensor_elements(in), needed = dml_calc_buffer_tensor_size(
+        in->type, in->rank, in->sizes, in->has_strides ? in->strides : NULL);
+    switch (kind) {
+    case GEN_LAYOUT_packed: return span_elements(in) == n && !has_zero_stride(in) && !in->has_total_bytes;
+    case GEN_LAYOUT_padded: return (span_elements(in) > n || n == 1) && !has_zero_stride(in);
+    case GEN_LAYOUT_permuted: return !has_zero_stride(in) && (is_permuted(in) || n == span_elements(in));
+    case GEN_LAYOUT_broadcast: return has_zero_stride(in);
+    case GEN_LAYOUT_oversized: return in->has_total_bytes && in->total_bytes > needed && in->total_bytes % 4 == 0;
+    default: return false;
+    }
+}
+
+static uint64_t input_bits(const dml_case *c, const tensor_view *v, uint64_t logical)
+{
+    return dtype_load_bits(c->input_data, c->input.type, tensor_view_offset(v, logical));
+}
+
+/* extreme_at_both_ends on ARGMIN/ARGMAX: the first and the last element of the first
+ * reduction group hold the same value (so the two directions pick different indices). */
+static bool extremes_at_both_ends(const dml_case *c, const tensor_view *v)
+{
+    uint32_t last[DML_MAX_RANK] = { 0 };
+    for (UINT a = 0; a < c->axis_count; a++)
+        last[c->axes[a]] = v->sizes[c->axes[a]] - 1;
+    return dtype_load_bits(c->input_data, c->input.type, tensor_view_offset_coords(v, last))
+        == input_bits(c, v, 0);
+}
+
+/* The values show the distribution the generator recorded, where that is certain. */
+static bool distribution_matches(const dml_case *c, gen_distribution dist)
+{
+    tensor_view v;
+    case_tensor_view(&c->input, &v);
+    bool is_float = dtype_is_float(c->input.type);
+    switch (dist) {
+    case GEN_DIST_nan_all:
+        for (uint64_t i = 0; i < v.elements; i++)
+            if (!dtype_bits_is_nan(c->input.type, input_bits(c, &v, i)))
+                return false;
+        return true;
+    case GEN_DIST_all_equal:
+        for (uint64_t i = 1; i < v.elements; i++)
+            if (input_bits(c, &v, i) != input_bits(c, &v, 0))
+                return false;
+        return true;
+    case GEN_DIST_signed_zero: case GEN_DIST_inf: case GEN_DIST_nan_some: case GEN_DIST_denormal:
+        return is_float;
+    case GEN_DIST_int_extremes:
+        return !is_float;
+    case GEN_DIST_padding_window:
+        return c->op == OP_MAX_POOLING2;
+    case GEN_DIST_extreme_at_both_ends:
+        return !op_is_arg_reduce(c->op) || extremes_at_both_ends(c, &v);
+    default:
+        return true;
+    }
+}
+
+/* ---- Coverage ------------------------------------------------------------------------ */
+
+typedef struct coverage {
+    unsigned op[OP_COUNT], level[OP_COUNT][8], type[OP_COUNT][8][16], out_type[OP_COUNT][8][16];
+    unsigned rank[OP_COUNT][DML_MAX_RANK + 1], direction[2], axes_all, axes_several, axes_unsorted;
+    unsigned dist[GEN_DIST_COUNT], layout[GEN_LAYOUT_COUNT], out_layout[GEN_LAYOUT_COUNT];
+    unsigned indices_with, indices_without, ceil_sizes, dilated, asym_padding, budget_edge;
+    unsigned invalid, layout_wrong, dist_wrong, over_budget;
+    char first_invalid[1200];
+} coverage;
+
+static unsigned level_slot(DML_FEATURE_LEVEL fl)
+{
+    for (unsigned i = 0; i < FL_TESTED_COUNT; i++)
+        if (fl_tested[i] == fl)
+            return i;
+    return 7;
+}
+
+static gen_layout output_layout_of(const case_tensor *t)
+{
+    if (t->has_total_bytes)
+        return GEN_LAYOUT_oversized;
+    if (is_permuted(t))
+        return GEN_LAYOUT_permuted;
+    return span_elements(t) > case_tensor_elements(t) ? GEN_LAYOUT_padded : GEN_LAYOUT_packed;
+}
+
+static void count_pooling(coverage *cv, const dml_case *c)
+{
+    if (c->indices.present)
+        cv->indices_with++;
+    else
+        cv->indices_without++;
+    bool ceil = false, dilated = false, asym = false;
+    for (UINT s = 0; s < c->spatial_count; s++) {
+        UINT dw = (c->window[s] - 1) * c->dilations[s] + 1;
+        UINT floor_out = (c->input.sizes[s + 2] + c->start_padding[s] + c->end_padding[s] - dw)
+            / c->pool_strides[s] + 1;
+        ceil |= c->output.sizes[s + 2] == floor_out + 1;
+        dilated |= c->dilations[s] > 1;
+        asym |= c->start_padding[s] != c->end_padding[s];
+    }
+    cv->ceil_sizes += ceil;
+    cv->dilated += dilated;
+    cv->asym_padding += asym;
+}
+
+static void count_arg_reduce(coverage *cv, const dml_case *c)
+{
+    cv->direction[c->direction]++;
+    cv->axes_all += c->axis_count == c->input.rank && c->input.rank > 1;
+    cv->axes_several += c->axis_count > 1 && c->axis_count < c->input.rank;
+    for (UINT a = 1; a < c->axis_count; a++)
+        if (c->axes[a] < c->axes[a - 1]) {
+            cv->axes_unsorted++;
+            break;
+        }
+}
+
+static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t index,
+                       const gen_options *opt)
+{
+    unsigned fl = level_slot(c->feature_level);
+    cv->op[c->op]++;
+    cv->level[c->op][fl]++;
+    cv->type[c->op][fl][c->input.type]++;
+    cv->out_type[c->op][fl][c->indices.present ? c->indices.type : c->output.type]++;
+    cv->rank[c->op][c->input.rank]++;
+    cv->dist[info->dist]++;
+    cv->layout[info->layout]++;
+    cv->out_layout[output_layout_of(&c->output)]++;
+    cv->budget_edge += case_tensor_elements(&c->input) == opt->max_elements;
+    if (case_tensor_elements(&c->input) > opt->max_elements
+        || case_tensor_elements(&c->output) > 4 * opt->max_elements) {
+        char text[1024];
+        describe(c, info, text, sizeof text);
+        if (cv->over_budget++ == 0)
+            tap_diag("over budget: %d:%" PRIu64 " %s", COVERAGE_SEED, index, text);
+    }
+    cv->layout_wrong += !layout_matches(c, info->layout);
+    cv->dist_wrong += !distribution_matches(c, info->dist);
+    if (op_is_arg_reduce(c->op))
+        count_arg_reduce(cv, c);
+    else
+        count_pooling(cv, c);
+    dmlc_error err;
+    if (!validate_case(c, &err) && cv->invalid++ == 0)
+        snprintf(cv->first_invalid, sizeof cv->first_invalid, "%d:%" PRIu64 ": %s", COVERAGE_SEED,
+                 index, err.msg);
+}
+
+static void print_table(const coverage *cv)
+{
+    tap_diag("coverage over %d cases of seed %d:", COVERAGE_CASES, COVERAGE_SEED);
+    for (int op = 0; op < OP_COUNT; op++) {
+        tap_diag("  %-12s %5u cases", op_table[op].name, cv->op[op]);
+        for (unsigned l = 0; l < FL_TESTED_COUNT; l++) {
+            char row[512];
+            int n = snprintf(row, sizeof row, "    FL %s %5u:", fl_name(fl_tested[l]), cv->level[op][l]);
+            for (size_t t = 0; t < DTYPE_COUNT && n > 0 && (size_t)n < sizeof row; t++)
+                if (cv->type[op][l][dtype_table[t].type])
+                    n += snprintf(row + n, sizeof row - n, " %s %u", dtype_table[t].stem,
+                                  cv->type[op][l][dtype_table[t].type]);
+            tap_diag("%s", row);
+        }
+        tap_diag("    ranks 1..8: %u %u %u %u %u %u %u %u", cv->rank[op][1], cv->rank[op][2],
+                 cv->rank[op][3], cv->rank[op][4], cv->rank[op][5], cv->rank[op][6],
+                 cv->rank[op][7], cv->rank[op][8]);
+    }
+    for (int d = 0; d < GEN_DIST_COUNT; d++)
+        tap_diag("  distribution %-22s %5u", gen_distribution_name((gen_distribution)d), cv->dist[d]);
+    for (int l = 0; l < GEN_LAYOUT_COUNT; l++)
+        tap_diag("  layout %-10s input %5u  output %5u", gen_layout_name((gen_layout)l), cv->layout[l],
+                 cv->out_layout[l]);
+    tap_diag("  directions increasing %u decreasing %u; axes several %u all %u unsorted %u",
+             cv->direction[0], cv->direction[1], cv->axes_several, cv->axes_all, cv->axes_unsorted);
+    tap_diag("  pooling: indices with %u without %u; ceil sizes %u; dilated %u; asymmetric padding %u",
+             cv->indices_with, cv->indices_without, cv->ceil_sizes, cv->dilated, cv->asym_padding);
+    tap_diag("  inputs at exactly the element budget: %u", cv->budget_edge);
+}
+
+/* Every (op, level, type) the generator's table allows was drawn; and every index type. */
+static bool every_allowed_type_drawn(const coverage *cv)
+{
+    bool all = true;
+    for (int op = 0; op < OP_COUNT; op++)
+        for (unsigned l = 0; l < FL_TESTED_COUNT; l++) {
+            gen_type_sets s = gen_types_at((op_id)op, fl_tested[l]);
+            uint32_t outs = op_is_arg_reduce((op_id)op) ? s.output : s.indices;
+            for (unsigned t = 0; t < 16; t++) {
+                bool miss = ((s.input >> t) & 1 && !cv->type[op][l][t])
+                    || ((outs >> t) & 1 && !cv->out_type[op][l][t]);
+                if (miss)
+                    tap_diag("never drawn: %s FL %s type %s", op_table[op].name,
+                             fl_name(fl_tested[l]), dtype_name((DML_TENSOR_DATA_TYPE)t));
+                all &= !miss;
+            }
+        }
+    return all;
+}
+
+static bool all_nonzero(const unsigned *counts, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!counts[i])
+            return false;
+    return true;
+}
+
+static void test_coverage(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    coverage *cv = calloc(1, sizeof *cv);
+    unsigned generated = 0;
+    for (uint64_t i = 0; i < COVERAGE_CASES; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(COVERAGE_SEED, i, &opt, &c, &info))
+            break;
+        generated++;
+        count_case(cv, &c, &info, i, &opt);
+        case_free(&c);
+    }
+    print_table(cv);
+    tap_ok(t, generated == COVERAGE_CASES, "%u cases generated", generated);
+    if (!tap_ok(t, cv->invalid == 0, "every case passes validate_case at its level (%u invalid)", cv->invalid))
+        tap_diag("first invalid: %s (replay: dmlcheck replay %s)", cv->first_invalid, cv->first_invalid);
+    tap_ok(t, cv->layout_wrong == 0, "every input layout has the recorded kind (%u wrong)", cv->layout_wrong);
+    tap_ok(t, cv->dist_wrong == 0, "every distribution fits its values and type (%u wrong)", cv->dist_wrong);
+    tap_ok(t, cv->over_budget == 0, "inputs within max_elements, outputs within 4x (%u over)", cv->over_budget);
+    tap_ok(t, all_nonzero(cv->dist, GEN_DIST_COUNT), "every distribution produced");
+    tap_ok(t, all_nonzero(cv->layout, GEN_LAYOUT_COUNT), "every input layout kind produced");
+    tap_ok(t, cv->out_layout[GEN_LAYOUT_padded] && cv->out_layout[GEN_LAYOUT_permuted]
+                  && cv->out_layout[GEN_LAYOUT_oversized] && cv->out_layout[GEN_LAYOUT_packed],
+           "output tensors packed, padded, permuted and oversized");
+    tap_ok(t, all_nonzero(cv->op, OP_COUNT), "every operator produced");
+    tap_ok(t, every_allowed_type_drawn(cv), "every type allowed at each level drawn, per operator");
+    bool ranks = true;
+    for (UINT r = 1; r <= DML_MAX_RANK; r++)
+        ranks &= cv->rank[OP_ARGMIN][r] && cv->rank[OP_ARGMAX][r] && (r < 4 || r > 5 || cv->rank[OP_MAX_POOLING2][r]);
+    tap_ok(t, ranks, "ranks 1..8 for ARGMIN/ARGMAX, 4..5 for MAX_POOLING2");
+    tap_ok(t, cv->direction[0] && cv->direction[1], "both directions");
+    tap_ok(t, cv->axes_several && cv->axes_all && cv->axes_unsorted, "one, several, all axes, unsorted order");
+    tap_ok(t, cv->indices_with && cv->indices_without, "pooling with and without indices");
+    tap_ok(t, cv->ceil_sizes && cv->dilated && cv->asym_padding, "ceil output sizes, dilations, asymmetric padding");
+    tap_ok(t, cv->budget_edge > 0, "some inputs exactly at the element budget");
+    free(cv);
+}
+
+/* ---- Filters ------------------------------------------------------------------------- */
+
+typedef bool (*case_predicate)(const dml_case *c);
+
+static bool all_cases(const gen_options *opt, case_predicate pred, unsigned count)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        dml_case c;
+        gen_info info;
+        dmlc_error err;
+        if (!generate(9, i, opt, &c, &info))
+            return false;
+        bool ok = pred(&c) && validate_case(&c, &err);
+        case_free(&c);
+        if (!ok) {
+            tap_diag("case 9:%" PRIu64 " breaks the filter", i);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool is_argmin(const dml_case *c) { return c->op == OP_ARGMIN; }
+static bool is_fl_3_0_no_64bit_arg(const dml_case *c)
+{
+    return c->feature_level == DML_FEATURE_LEVEL_3_0 && dtype_size(c->input.type) < 8;
+}
+static bool is_f16(const dml_case *c) { return c->input.type == DML_TENSOR_DATA_TYPE_FLOAT16; }
+static bool is_pool_2_1(const dml_case *c)
+{
+    return c->op == OP_MAX_POOLING2 && c->feature_level == DML_FEATURE_LEVEL_2_1;
+}
+static bool is_fl_6_0(const dml_case *c) { return c->feature_level == DML_FEATURE_LEVEL_6_0; }
+static bool within_100(const dml_case *c) { return case_tensor_elements(&c->input) <= 100; }
+static bool is_u64_arg(const dml_case *c)
+{
+    return op_is_arg_reduce(c->op) && c->input.type == DML_TENSOR_DATA_TYPE_UINT64
+        && c->feature_level >= DML_FEATURE_LEVEL_4_1;
+}
+
+static void test_filters(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    opt.op_mask = 1u << OP_ARGMIN;
+    tap_ok(t, all_cases(&opt, is_argmin, 300), "op_mask ARGMIN: only ARGMIN");
+    gen_options_default(&opt);
+    opt.feature_level = DML_FEATURE_LEVEL_3_0;
+    tap_ok(t, all_cases(&opt, is_fl_3_0_no_64bit_arg, 300), "feature level 3_0: only 3_0, no 64-bit inputs");
+    gen_options_default(&opt);
+    opt.input_type_mask = 1u << DML_TENSOR_DATA_TYPE_FLOAT16;
+    tap_ok(t, all_cases(&opt, is_f16, 300), "input_type_mask FLOAT16: only FLOAT16 inputs");
+    gen_options_default(&opt);
+    opt.feature_level = DML_FEATURE_LEVEL_2_1;
+    tap_ok(t, all_cases(&opt, is_pool_2_1, 300), "feature level 2_1: only MAX_POOLING2 exists");
+    gen_options_default(&opt);
+    opt.feature_level = DML_FEATURE_LEVEL_6_0;
+    tap_ok(t, all_cases(&opt, is_fl_6_0, 300), "feature level 6_0 (untested level): cases at 6_0, valid");
+    gen_options_default(&opt);
+    opt.max_elements = 100;
+    tap_ok(t, all_cases(&opt, within_100, 300), "max_elements 100 respected");
+    gen_options_default(&opt);
+    opt.op_mask = (1u << OP_ARGMIN) | (1u << OP_ARGMAX);
+    opt.input_type_mask = 1u << DML_TENSOR_DATA_TYPE_UINT64;
+    tap_ok(t, all_cases(&opt, is_u64_arg, 300), "UINT64 arg-reduce inputs only from 4_1");
+
+    dml_case c;
+    gen_info info;
+    dmlc_error err;
+    gen_options_default(&opt);
+    opt.op_mask = 1u << OP_ARGMAX;
+    opt.feature_level = DML_FEATURE_LEVEL_2_1;
+    bool refused = !gen_case(1, 0, &opt, &c, &info, &err);
+    if (tap_ok(t, refused && strstr(err.msg, "no operator"), "ARGMAX at 2_1 is refused with a message"))
+        tap_diag("message: %s", err.msg);
+    else
+        case_free(&c);
+}
+
+/* ---- The generator's type table agrees with the validator ---------------------------- */
+
+/* Sets one tensor's type and returns whether the validator accepts the case; the case is
+ * restored afterwards. */
+static bool valid_with_type(dml_case *c, case_tensor *tensor, bool pooling_value, DML_TENSOR_DATA_TYPE t)
+{
+    DML_TENSOR_DATA_TYPE in = c->input.type, out = c->output.type, old = tensor->type;
+    dmlc_error err;
+    tensor->type = t;
+    if (pooling_value)
+        c->input.type = c->output.type = t;
+    case_link(c);
+    bool ok = validate_case(c, &err);
+    c->input.type = in;
+    c->output.type = out;
+    tensor->type = old;
+    case_link(c);
+    return ok;
+}
+
+static bool not_oversized(const dml_case *c)
+{
+    return !c->input.has_total_bytes && !c->output.has_total_bytes && !c->indices.has_total_bytes;
+}
+
+/* For one case: every type is accepted by the validator exactly when gen_types_at lists it. */
+static bool types_agree(dml_case *c)
+{
+    gen_type_sets s = gen_types_at(c->op, c->feature_level);
+    bool pooling = c->op == OP_MAX_POOLING2, agree = true;
+    for (size_t i = 0; i < DTYPE_COUNT; i++) {
+        DML_TENSOR_DATA_TYPE t = dtype_table[i].type;
+        bool in_ok = valid_with_type(c, &c->input, pooling, t);
+        agree &= in_ok == (((s.input >> t) & 1) != 0);
+        if (!pooling)
+            agree &= valid_with_type(c, &c->output, false, t) == (((s.output >> t) & 1) != 0);
+        else if (c->indices.present)
+            agree &= valid_with_type(c, &c->indices, false, t) == (((s.indices >> t) & 1) != 0);
+        if (!agree) {
+            tap_diag("%s FL %s: generator and validator disagree about %s", op_table[c->op].name,
+                     fl_name(c->feature_level), dtype_table[i].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void test_types_agree_with_validator(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    unsigned checked = 0;
+    bool agree = true;
+    for (uint64_t i = 0; i < 400 && agree; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(5, i, &opt, &c, &info))
+            break;
+        if (not_oversized(&c)) {
+            agree = types_agree(&c);
+            checked++;
+        }
+        case_free(&c);
+    }
+    tap_ok(t, agree && checked > 100, "type table agrees with the validator on every type (%u cases)", checked);
+}
+
+/* ---- Case ids ------------------------------------------------------------------------ */
+
+static void test_parse_case_id(tap *t)
+{
+    uint64_t s = 0, i = 0;
+    tap_ok(t, gen_parse_case_id("1:2", &s, &i) && s == 1 && i == 2, "parse 1:2");
+    tap_ok(t, gen_parse_case_id("0x1F:30", &s, &i) && s == 31 && i == 30, "parse 0x1F:30");
+    tap_ok(t, gen_parse_case_id("18446744073709551615:0", &s, &i) && s == UINT64_MAX && i == 0,
+           "parse the largest seed");
+    static const char *const bad[] = { "", ":", "1:", ":2", "1", "a:1", "1:2x", "-1:2", " 1:2",
+                                       "1: 2", "1:0x", "18446744073709551616:0", "1:2:3", "012a:1" };
+    bool rejected = true;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (gen_parse_case_id(bad[k], &s, &i)) {
+            tap_diag("accepted \"%s\"", bad[k]);
+            rejected = false;
+        }
+    tap_ok(t, rejected, "malformed case ids are rejected");
+}
+
+int main(void)
+{
+    tap t;
+    tap_plan(&t, 0);
+    test_parse_case_id(&t);
+    test_determinism(&t);
+    test_golden(&t);
+    test_coverage(&t);
+    test_filters(&t);
+    test_types_agree_with_validator(&t);
+    return tap_done(&t);
+}
