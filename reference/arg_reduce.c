@@ -157,7 +157,7 @@ static bool f32_run_fast(const uint8_t *p, uint64_t n, uint64_t stride, bool min
 static uint64_t run_exact(arg_state *st, const uint8_t *p, uint64_t n, uint64_t stride,
                           int64_t *winner_key)
 {
-    int64_t best_key = 0;
+    int64_t best_key = ORDER_KEY_NONE;
     uint64_t best_rank = ORDER_TIE_NONE;
     for (uint64_t start = 0; start < n; start += KEY_BLOCK) {
         uint64_t len = n - start < KEY_BLOCK ? n - start : KEY_BLOCK;
@@ -290,7 +290,7 @@ unsigned arg_reduce_run(const dml_case *c, const exec_options *opt, case_outputs
     st->decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
     st->last_index = plan.last_index;
     for (uint64_t s = 0; s < plan.out_count; s++) {
-        st->best_key[s] = INT64_MIN;
+        st->best_key[s] = ORDER_KEY_NONE;
         st->best_rank[s] = ORDER_TIE_NONE;
     }
     walk(st, &plan, c->input_data);

@@ -91,7 +91,7 @@ static pool_pick pool_window(const int64_t *keys, const pool_axis ax[POOL_AXES],
                              const uint64_t o[POOL_AXES], int64_t nan_key)
 {
     pool_pick pick = { 0 };
-    int64_t best_key = 0;
+    int64_t best_key = ORDER_KEY_NONE;
     uint64_t best_rank = ORDER_TIE_NONE;
     uint64_t height = ax[1].in_size, width = ax[2].in_size;
     const pool_axis *ad = &ax[0], *ah = &ax[1], *aw = &ax[2];

@@ -23,7 +23,9 @@
 
 #include "case.h"
 
-/* The tie rank of "no candidate yet": every real candidate ranks smaller. */
+/* "No candidate yet" is (ORDER_KEY_NONE, ORDER_TIE_NONE): the lowest key with a rank every
+ * real candidate beats, so the first candidate always wins, whatever its key. */
+#define ORDER_KEY_NONE INT64_MIN
 #define ORDER_TIE_NONE UINT64_MAX
 
 /* SEMANTICS D4 (policy ignore): NaN never beats a number, so it takes the lowest key; all

@@ -1,0 +1,138 @@
+/*
+ * ref_check.c: see ref_check.h.
+ */
+#include "ref_check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_builder.h"
+#include "dtype.h"
+#include "naive.h"
+#include "reference.h"
+
+/* Appends printf-style text to buf at *used, never overflowing. */
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n < size - *used ? (size_t)n : size - *used - 1;
+}
+
+static void append_uints(char *buf, size_t size, size_t *used, const char *name,
+                         unsigned n, const UINT *v)
+{
+    append(buf, size, used, " %s {", name);
+    for (unsigned i = 0; i < n; i++)
+        append(buf, size, used, "%s%u", i ? "," : "", v[i]);
+    append(buf, size, used, "}");
+}
+
+static void append_tensor(char *buf, size_t size, size_t *used, const char *name,
+                          const case_tensor *t)
+{
+    append(buf, size, used, " %s %s", name, dtype_name(t->type));
+    append_uints(buf, size, used, "sizes", t->rank, t->sizes);
+    if (t->has_strides)
+        append_uints(buf, size, used, "strides", t->rank, t->strides);
+}
+
+void describe_case(const dml_case *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    append(buf, size, &used, "%s", op_table[c->op].name);
+    append_tensor(buf, size, &used, "input", &c->input);
+    append_tensor(buf, size, &used, "output", &c->output);
+    if (c->op == OP_MAX_POOLING2) {
+        if (c->indices.present)
+            append_tensor(buf, size, &used, "indices", &c->indices);
+        append_uints(buf, size, &used, "window", c->spatial_count, c->window);
+        append_uints(buf, size, &used, "strides", c->spatial_count, c->pool_strides);
+        append_uints(buf, size, &used, "start", c->spatial_count, c->start_padding);
+        append_uints(buf, size, &used, "end", c->spatial_count, c->end_padding);
+        append_uints(buf, size, &used, "dilations", c->spatial_count, c->dilations);
+    } else {
+        append_uints(buf, size, &used, "axes", c->axis_count, c->axes);
+        append(buf, size, &used, " %s",
+               c->direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING" : "INCREASING");
+    }
+    uint64_t n = case_tensor_elements(&c->input);
+    if (n <= 64) {
+        append(buf, size, &used, " input bits [");
+        for (uint64_t i = 0; i < n; i++)
+            append(buf, size, &used, "%s0x%llx", i ? "," : "",
+                   (unsigned long long)cb_get_input(c, i));
+        append(buf, size, &used, "]");
+    }
+}
+
+unsigned ref_logical(const dml_case *c, const exec_options *opt, uint64_t **output,
+                     uint64_t **indices)
+{
+    case_outputs o;
+    if (!case_outputs_alloc(&o, c))
+        abort();
+    unsigned classes = ref_classify(c, opt, &o, NULL);
+    uint64_t n = case_tensor_elements(&c->output);
+    *output = calloc(n, sizeof **output);
+    *indices = NULL;
+    bool has_indices = c->op == OP_MAX_POOLING2 && c->indices.present;
+    if (has_indices)
+        *indices = calloc(n, sizeof **indices);
+    if (!*output || (has_indices && !*indices))
+        abort();
+    for (uint64_t i = 0; i < n; i++) {
+        (*output)[i] = cb_output_at(c, &o, i);
+        if (has_indices)
+            (*indices)[i] = cb_index_at(c, &o, i);
+    }
+    case_outputs_free(&o);
+    return classes;
+}
+
+bool check_against_naive(const dml_case *c, const exec_options *opt, char *why, size_t size)
+{
+    uint64_t *out, *idx;
+    unsigned classes = ref_logical(c, opt, &out, &idx);
+    naive_result r;
+    naive_run(c, opt, &r);
+    uint64_t n = case_tensor_elements(&c->output);
+    size_t used = 0;
+    bool ok = true;
+    for (uint64_t i = 0; ok && i < n; i++) {
+        if (out[i] != r.output[i]) {
+            append(why, size, &used, "output[%llu]: reference 0x%llx, naive 0x%llx;",
+                   (unsigned long long)i, (unsigned long long)out[i],
+                   (unsigned long long)r.output[i]);
+            ok = false;
+        } else if (idx && idx[i] != r.indices[i]) {
+            append(why, size, &used, "indices[%llu]: reference %llu, naive %llu;",
+                   (unsigned long long)i, (unsigned long long)idx[i],
+                   (unsigned long long)r.indices[i]);
+            ok = false;
+        }
+    }
+    if (ok && classes != r.classes) {
+        char a[64], b[64];
+        append(why, size, &used, "classes: reference '%s', naive '%s';",
+               case_classes_str(classes, a, sizeof a), case_classes_str(r.classes, b, sizeof b));
+        ok = false;
+    }
+    if (!ok) {
+        append(why, size, &used, " nan policy %s, flush %d:", nan_policy_name(opt->nan),
+               opt->flush_denormals);
+        describe_case(c, why + used, size - used);
+    }
+    free(out);
+    free(idx);
+    naive_result_free(&r);
+    return ok;
+}
