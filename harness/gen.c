@@ -304,7 +304,9 @@ static void fit_window(dml_case *c, unsigned s, UINT in)
 }
 
 /* Window, dilation, stride and padding of spatial dimension s of input size `in`.  Padding
- * stays below the dilated window so only padding_window cases put a window in padding. */
+ * is drawn below the dilated window, so windows lie entirely in padding mostly in
+ * padding_window cases (elsewhere only when dilation steps over a small input or fit_window
+ * shrinks the window; the reference classes those cases all the same). */
 static void draw_window(prng *p, dml_case *c, unsigned s, UINT in)
 {
     bool global = prng_chance(p, 1, 8);

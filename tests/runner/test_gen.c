@@ -482,6 +482,10 @@ static bool is_pool_2_1(const dml_case *c)
 }
 static bool is_fl_6_0(const dml_case *c) { return c->feature_level == DML_FEATURE_LEVEL_6_0; }
 static bool within_100(const dml_case *c) { return case_tensor_elements(&c->input) <= 100; }
+static bool within_65536(const dml_case *c)
+{
+    return case_tensor_elements(&c->input) <= 65536 && case_tensor_elements(&c->output) <= 4 * 65536;
+}
 static bool is_u64_arg(const dml_case *c)
 {
     return op_is_arg_reduce(c->op) && c->input.type == DML_TENSOR_DATA_TYPE_UINT64
@@ -509,6 +513,9 @@ static void test_filters(tap *t)
     gen_options_default(&opt);
     opt.max_elements = 100;
     tap_ok(t, all_cases(&opt, within_100, 300), "max_elements 100 respected");
+    gen_options_default(&opt);
+    opt.max_elements = 65536;
+    tap_ok(t, all_cases(&opt, within_65536, 100), "max_elements 65536: larger cases stay within it, valid");
     gen_options_default(&opt);
     opt.op_mask = (1u << OP_ARGMIN) | (1u << OP_ARGMAX);
     opt.input_type_mask = 1u << DML_TENSOR_DATA_TYPE_UINT64;
