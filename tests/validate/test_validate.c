@@ -597,6 +597,9 @@ static const void *pool_ceil_plus_one(fixture *f) { return pool_1d_out(f, 6, 3, 
 /* In 5, window 2, stride 2, end padding 2: padded 7, floor 3; a 4th window would start at
  * 6 >= 5 + 0, inside the end padding, so no ceil size. */
 static const void *pool_ceil_in_end_padding(fixture *f) { return pool_1d_out(f, 5, 2, 2, 0, 2, 1, 4); }
+/* In 4, window 2, stride 2, end padding 1: padded 5, floor 2; a 3rd window would start at
+ * 4 == 4 + 0, the first end-padding position: the boundary, not allowed. */
+static const void *pool_ceil_at_end_padding_boundary(fixture *f) { return pool_1d_out(f, 4, 2, 2, 0, 1, 1, 3); }
 /* With StartPadding 2, EndPadding 0 the same 4th window starts at 6 < 5 + 2: ceil allowed. */
 static const void *pool_ceil_with_start_padding(fixture *f) { return pool_1d_out(f, 5, 2, 2, 2, 0, 1, 4); }
 /* SEMANTICS D8: In 7, window 3, dilation 2: dilated 5, (7-5)/1+1 = 3 (the doc's undilated
@@ -833,6 +836,7 @@ static const rule_test rule_tests[] = {
     ACCEPT(max_pooling2_accept_floor_output_size, MAX_POOLING2, 2_1, pool_floor_of_ceil_case),
     REJECT(max_pooling2_reject_ceil_plus_one, MAX_POOLING2, 2_1, pool_ceil_plus_one, "OutputTensor.Sizes[3] is 4 but must be 2 or 3:"),
     REJECT(max_pooling2_reject_ceil_window_in_end_padding, MAX_POOLING2, 2_1, pool_ceil_in_end_padding, "is 4 but must be 3: (InputTensor.Sizes[3] 5 + StartPadding[1] 0 + EndPadding[1] 2 - dilated window 2) / Strides[1] 2 + 1, rounded down (SEMANTICS D8); rounding up to 4 is not allowed because the last window would start in the end padding"),
+    REJECT(max_pooling2_reject_ceil_window_at_end_padding_boundary, MAX_POOLING2, 2_1, pool_ceil_at_end_padding_boundary, "rounding up to 3 is not allowed because the last window would start in the end padding"),
     ACCEPT(max_pooling2_accept_ceil_with_start_padding, MAX_POOLING2, 2_1, pool_ceil_with_start_padding),
     ACCEPT(max_pooling2_accept_dilated_output_size, MAX_POOLING2, 2_1, pool_dilated),
     REJECT(max_pooling2_reject_undilated_doc_formula, MAX_POOLING2, 2_1, pool_dilated_doc_formula, "OutputTensor.Sizes[3] is 5 but must be 3:"),
