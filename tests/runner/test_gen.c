@@ -3,7 +3,9 @@
  * type allowed at each level, rank, direction, distribution, layout kind, indices with and
  * without, ceil output sizes; printed as a table), every case valid at its level, layouts and
  * distributions doing what their names say, filters, the generator's type table agreeing
- * with the validator, case-id parsing, and a golden pin of the first case of seed 1. */
+ * with the validator, the reference seeing what the distributions promise (padding windows,
+ * NaN decisions, denormals that matter, directions told apart), case-id parsing, and a
+ * golden pin of the first case of seed 1. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "reference.h"
 #include "tap.h"
 #include "validate.h"
 
@@ -265,6 +268,10 @@ typedef struct coverage {
     unsigned dist[GEN_DIST_COUNT], layout[GEN_LAYOUT_COUNT], out_layout[GEN_LAYOUT_COUNT];
     unsigned indices_with, indices_without, ceil_sizes, dilated, asym_padding, budget_edge;
     unsigned invalid, layout_wrong, dist_wrong, over_budget;
+    /* What the reference sees: per distribution, cases whose classes include the one the
+     * distribution aims at; extreme_at_both_ends arg cases whose directions disagree. */
+    unsigned ref_padding_window, ref_nan, ref_denormal, ref_nan_outside;
+    unsigned extreme_checked, extreme_split;
     char first_invalid[1200];
 } coverage;
 
@@ -317,6 +324,56 @@ static void count_arg_reduce(coverage *cv, const dml_case *c)
         }
 }
 
+/* Index the reference returns for output element 0 (always at offset 0) under `dir`. */
+static uint64_t first_index(dml_case *c, DML_AXIS_DIRECTION dir)
+{
+    DML_AXIS_DIRECTION saved = c->direction;
+    exec_options opt = { NAN_POLICY_IGNORE, false };
+    case_outputs out;
+    c->direction = dir;
+    case_link(c);
+    uint64_t index = UINT64_MAX;
+    if (case_outputs_alloc(&out, c)) {
+        ref_run(c, &opt, &out);
+        index = dtype_load_bits(out.output, c->output.type, 0);
+        case_outputs_free(&out);
+    }
+    c->direction = saved;
+    case_link(c);
+    return index;
+}
+
+/* extreme_at_both_ends: INCREASING finds the first element of group 0, DECREASING the last
+ * (D3), whenever the group has more than one element. */
+static void check_extremes_split(coverage *cv, dml_case *c)
+{
+    uint64_t group = 1;
+    for (UINT a = 0; a < c->axis_count; a++)
+        group *= c->input.sizes[c->axes[a]];
+    if (group < 2)
+        return;
+    cv->extreme_checked++;
+    cv->extreme_split += first_index(c, DML_AXIS_DIRECTION_INCREASING) == 0
+        && first_index(c, DML_AXIS_DIRECTION_DECREASING) == group - 1;
+}
+
+static void count_reference(coverage *cv, dml_case *c, gen_distribution dist)
+{
+    exec_options opt = { NAN_POLICY_IGNORE, false };
+    case_outputs out;
+    if (!case_outputs_alloc(&out, c))
+        return;
+    unsigned classes = ref_classify(c, &opt, &out, NULL);
+    case_outputs_free(&out);
+    bool nan_dist = dist == GEN_DIST_nan_some || dist == GEN_DIST_nan_all;
+    cv->ref_padding_window += dist == GEN_DIST_padding_window && (classes & CASE_CLASS_PADDING_WINDOW);
+    cv->ref_nan += nan_dist && (classes & CASE_CLASS_NAN);
+    cv->ref_nan_outside += !nan_dist && (classes & CASE_CLASS_NAN);
+    cv->ref_denormal += dist == GEN_DIST_denormal && (classes & CASE_CLASS_DENORMAL);
+    if (dist == GEN_DIST_extreme_at_both_ends && op_is_arg_reduce(c->op))
+        check_extremes_split(cv, c);
+}
+
 static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t index,
                        const gen_options *opt)
 {
@@ -344,9 +401,13 @@ static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t
     else
         count_pooling(cv, c);
     dmlc_error err;
-    if (!validate_case(c, &err) && cv->invalid++ == 0)
-        snprintf(cv->first_invalid, sizeof cv->first_invalid, "%d:%" PRIu64 ": %s", COVERAGE_SEED,
-                 index, err.msg);
+    if (!validate_case(c, &err)) {
+        if (cv->invalid++ == 0)
+            snprintf(cv->first_invalid, sizeof cv->first_invalid, "%d:%" PRIu64 ": %s",
+                     COVERAGE_SEED, index, err.msg);
+        return;
+    }
+    count_reference(cv, c, info->dist);
 }
 
 static void print_table(const coverage *cv)
@@ -377,6 +438,12 @@ static void print_table(const coverage *cv)
     tap_diag("  pooling: indices with %u without %u; ceil sizes %u; dilated %u; asymmetric padding %u",
              cv->indices_with, cv->indices_without, cv->ceil_sizes, cv->dilated, cv->asym_padding);
     tap_diag("  inputs at exactly the element budget: %u", cv->budget_edge);
+    tap_diag("  reference: padding_window cases with a padding window %u/%u; nan cases with a NaN "
+             "decision %u/%u (other cases %u); denormal cases where flushing matters %u/%u; "
+             "extreme_at_both_ends directions split %u/%u",
+             cv->ref_padding_window, cv->dist[GEN_DIST_padding_window], cv->ref_nan,
+             cv->dist[GEN_DIST_nan_some] + cv->dist[GEN_DIST_nan_all], cv->ref_nan_outside,
+             cv->ref_denormal, cv->dist[GEN_DIST_denormal], cv->extreme_split, cv->extreme_checked);
 }
 
 /* Every (op, level, type) the generator's table allows was drawn; and every index type. */
@@ -445,6 +512,12 @@ static void test_coverage(tap *t)
     tap_ok(t, cv->indices_with && cv->indices_without, "pooling with and without indices");
     tap_ok(t, cv->ceil_sizes && cv->dilated && cv->asym_padding, "ceil output sizes, dilations, asymmetric padding");
     tap_ok(t, cv->budget_edge > 0, "some inputs exactly at the element budget");
+    tap_ok(t, cv->ref_padding_window == cv->dist[GEN_DIST_padding_window],
+           "reference: every padding_window case has a window entirely in padding");
+    tap_ok(t, cv->ref_nan > 0 && cv->ref_denormal > 0,
+           "reference: nan and denormal distributions produce the nan and denormal classes");
+    tap_ok(t, cv->extreme_checked > 0 && cv->extreme_split == cv->extreme_checked,
+           "reference: extreme_at_both_ends makes INCREASING and DECREASING pick first and last");
     free(cv);
 }
 
