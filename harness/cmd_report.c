@@ -1,0 +1,222 @@
+/*
+ * cmd_report.c: `dmlcheck report`: reads a results database (read-only, never re-running a
+ * case) and writes a conformance report as HTML, Markdown or JUnit XML, optionally compared
+ * with a baseline run and with known driver bugs turned into expected failures.
+ * Exit code: 0 when nothing needs acting on, 1 when a cell fails unexpectedly or regressed,
+ * 2 on usage errors or a database that cannot be read.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_model.h"
+
+typedef enum report_format { FORMAT_AUTO, FORMAT_HTML, FORMAT_MD, FORMAT_JUNIT } report_format;
+
+typedef struct report_args {
+    const char *db, *output, *baseline_db, *expectations;
+    int64_t run_id, baseline_run;
+    bool all_runs, deterministic;
+    unsigned min_cases;
+    report_format format;
+} report_args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dmlcheck report [--db FILE] [--run ID | --all] [--format html|md|junit]\n"
+            "                       [-o FILE] [--baseline OLD.sqlite] [--baseline-run ID]\n"
+            "                       [--expectations FILE] [--min-cases N] [--deterministic]\n\n"
+            "Writes a conformance report from a results database written by `dmlcheck run`.\n"
+            "The database is opened read-only; nothing is re-run.\n\n"
+            "  --db FILE            results database (default dmlcheck.sqlite)\n"
+            "  --run ID             report on run ID (default: the latest run)\n"
+            "  --all                report on every run in the database\n"
+            "  --format F           html, md or junit (default: from -o's extension, else md)\n"
+            "  -o, --output FILE    write there instead of standard output\n"
+            "  --baseline FILE      mark cells and signatures NEW/FIXED/REGRESSED/UNCHANGED\n"
+            "                       against the latest run of another database\n"
+            "  --baseline-run ID    ... against run ID (of --baseline, or of --db)\n"
+            "  --expectations FILE  known bugs (JSON, see reports/README.md) become \"expected\"\n"
+            "  --min-cases N        judged cases a cell needs to count as passed (default %d)\n"
+            "  --deterministic      leave out times, host, paths and versions (golden files)\n\n"
+            "exit: 0 nothing to act on, 1 unexpected failures or regressions, 2 error\n",
+            REPORT_DEFAULT_MIN_CASES);
+}
+
+static bool parse_id(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || end == text || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static report_format format_from_path(const char *path)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (!dot)
+        return FORMAT_MD;
+    if (!strcmp(dot, ".html") || !strcmp(dot, ".htm"))
+        return FORMAT_HTML;
+    if (!strcmp(dot, ".xml"))
+        return FORMAT_JUNIT;
+    return FORMAT_MD;
+}
+
+/* 0 ok, 1 --help printed, 2 usage error. */
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    enum { OPT_DB = 256, OPT_RUN, OPT_ALL, OPT_FORMAT, OPT_BASELINE, OPT_BASELINE_RUN,
+           OPT_EXPECTATIONS, OPT_MIN_CASES, OPT_DETERMINISTIC };
+    static const struct option options[] = {
+        { "db", required_argument, NULL, OPT_DB },
+        { "run", required_argument, NULL, OPT_RUN },
+        { "all", no_argument, NULL, OPT_ALL },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
+        { "baseline", required_argument, NULL, OPT_BASELINE },
+        { "baseline-run", required_argument, NULL, OPT_BASELINE_RUN },
+        { "expectations", required_argument, NULL, OPT_EXPECTATIONS },
+        { "min-cases", required_argument, NULL, OPT_MIN_CASES },
+        { "deterministic", no_argument, NULL, OPT_DETERMINISTIC },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *a = (report_args){ .db = "dmlcheck.sqlite", .min_cases = REPORT_DEFAULT_MIN_CASES };
+    optind = 1;
+    int c;
+    int64_t n;
+    while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: a->db = optarg; break;
+        case OPT_ALL: a->all_runs = true; break;
+        case 'o': a->output = optarg; break;
+        case OPT_BASELINE: a->baseline_db = optarg; break;
+        case OPT_EXPECTATIONS: a->expectations = optarg; break;
+        case OPT_DETERMINISTIC: a->deterministic = true; break;
+        case 'h': usage(stdout); return 1;
+        case OPT_RUN:
+        case OPT_BASELINE_RUN:
+            if (!parse_id(optarg, c == OPT_RUN ? &a->run_id : &a->baseline_run)) {
+                fprintf(stderr, "dmlcheck report: %s needs a run id (a positive integer), not "
+                                "'%s'\n", c == OPT_RUN ? "--run" : "--baseline-run", optarg);
+                return 2;
+            }
+            break;
+        case OPT_MIN_CASES:
+            if (!parse_id(optarg, &n) || n > 1000000000) {
+                fprintf(stderr, "dmlcheck report: --min-cases needs a positive integer, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            a->min_cases = (unsigned)n;
+            break;
+        case OPT_FORMAT:
+            a->format = !strcmp(optarg, "html") ? FORMAT_HTML : !strcmp(optarg, "md") ? FORMAT_MD
+                        : !strcmp(optarg, "junit") ? FORMAT_JUNIT : FORMAT_AUTO;
+            if (a->format == FORMAT_AUTO) {
+                fprintf(stderr, "dmlcheck report: --format is html, md or junit, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "dmlcheck report: unexpected argument '%s'\n\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (a->all_runs && a->run_id) {
+        fprintf(stderr, "dmlcheck report: --run and --all exclude each other\n");
+        return 2;
+    }
+    if (a->format == FORMAT_AUTO)
+        a->format = format_from_path(a->output);
+    return 0;
+}
+
+/* Loads and judges one model (the report's or the baseline's). */
+static bool build_model(report_model *m, const report_args *a, const char *db, int64_t run_id,
+                        bool all_runs, dmlc_error *err)
+{
+    report_model_init(m);
+    m->min_cases = a->min_cases;
+    m->deterministic = a->deterministic;
+    m->title = report_strdup("dmlcheck conformance report");
+    if (!m->title)
+        return err_set(err, "out of memory");
+    if (a->expectations && !report_expectations_load(m, a->expectations, err))
+        return false;
+    return report_load(m, db, run_id, all_runs, err) && report_model_finish(m, err);
+}
+
+static bool add_baseline(report_model *m, const report_args *a, dmlc_error *err)
+{
+    const char *db = a->baseline_db ? a->baseline_db : a->db;
+    report_model base;
+    bool ok = build_model(&base, a, db, a->baseline_run, false, err)
+              || err_prefix(err, "baseline");
+    if (ok) {
+        char text[1200];
+        snprintf(text, sizeof text, "%s of %s", base.selection,
+                 a->deterministic ? "the baseline database" : db);
+        ok = (m->baseline = report_strdup(text)) != NULL || err_set(err, "out of memory");
+    }
+    ok = ok && report_model_compare(m, &base, err);
+    report_model_free(&base);
+    return ok;
+}
+
+static bool render(const report_model *m, report_format format, FILE *out, dmlc_error *err)
+{
+    switch (format) {
+    case FORMAT_HTML: return report_render_html(m, out, err);
+    case FORMAT_JUNIT: return report_render_junit(m, out, err);
+    default: return report_render_md(m, out, err);
+    }
+}
+
+static bool write_report(const report_model *m, const report_args *a, dmlc_error *err)
+{
+    if (!a->output)
+        return render(m, a->format, stdout, err);
+    FILE *f = fopen(a->output, "w");
+    if (!f)
+        return err_set(err, "%s: %s", a->output, strerror(errno));
+    bool ok = render(m, a->format, f, err);
+    if (fclose(f) != 0 && ok)
+        ok = err_set(err, "%s: %s", a->output, strerror(errno));
+    if (!ok)
+        remove(a->output);
+    return ok;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    dmlc_error err = { "" };
+    report_model m;
+    bool ok = build_model(&m, &a, a.db, a.run_id, a.all_runs, &err);
+    if (ok && (a.baseline_db || a.baseline_run))
+        ok = add_baseline(&m, &a, &err);
+    ok = ok && write_report(&m, &a, &err);
+    if (!ok) {
+        fprintf(stderr, "dmlcheck report: %s\n", err.msg);
+        report_model_free(&m);
+        return 2;
+    }
+    rc = report_model_has_unexpected_failures(&m) ? 1 : 0;
+    report_model_free(&m);
+    return rc;
+}

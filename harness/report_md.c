@@ -1,0 +1,339 @@
+/*
+ * report_md.c: the conformance report as Markdown (GitHub-flavoured tables), for a pull
+ * request or a wiki.  Same sections, same words as the HTML report: summary, verdict per
+ * feature level, matrix, signatures, differs-from-policy, coverage, provenance.  Every
+ * string that came from the database goes through report_md_escape (or a fenced block that
+ * cannot be closed by its content); our own fixed text is written as is.
+ */
+#include "report_model.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "dtype.h"
+
+/* Rows of long lists (cells lacking cases) shown before "and N more". */
+#define MD_LIST_LIMIT 12
+
+static void md_text(FILE *out, const char *s)
+{
+    report_md_escape(out, s);
+}
+
+/* A fenced code line whose content cannot end the fence (backticks dropped). */
+static void md_code_line(FILE *out, const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (*p != '`' && *p != '\n')
+            fputc(*p, out);
+    fputc('\n', out);
+}
+
+static const char *omitted(const report_model *m, const char *value)
+{
+    return m->deterministic ? "(omitted: --deterministic)" : value[0] ? value : "unknown";
+}
+
+static void md_summary(const report_model *m, FILE *out)
+{
+    char subject[600];
+    fprintf(out, "# ");
+    md_text(out, m->title);
+    fprintf(out, "\n\n**Subject:** ");
+    md_text(out, report_subject(m, subject, sizeof subject));
+    fprintf(out, "  \n**Runs:** ");
+    md_text(out, m->selection);
+    fprintf(out, ", %" PRIu64 " cases  \n**Database:** ", m->total_cases);
+    md_text(out, omitted(m, m->db_path));
+    if (m->baseline) {
+        fprintf(out, "  \n**Baseline:** ");
+        md_text(out, m->baseline);
+    }
+    fprintf(out, "\n\nA *cell* is one operator with one combination of tensor data types at one "
+                 "feature level. A level is **CONFORMANT** when every cell it requires passed "
+                 "with at least %u judged cases. Mismatches where DirectML leaves the result "
+                 "open (NaN, denormals, windows entirely in padding) are reported as *differs "
+                 "from our policy*, not as failures, unless the run was `--strict`.\n\n",
+            m->min_cases);
+}
+
+static void md_verdicts(const report_model *m, FILE *out)
+{
+    fprintf(out, "## Verdict per feature level\n\n"
+                 "| Level | Verdict | Required cells: pass / too few / fail / expected | "
+                 "Cases: passed / failed / differs / skipped | Why |\n"
+                 "|---|---|---|---|---|\n");
+    for (size_t i = 0; i < m->verdict_count; i++) {
+        const report_verdict *v = &m->verdicts[i];
+        char why[256];
+        fprintf(out, "| %s | **%s** | %zu / %zu / %zu / %zu | %" PRIu64 " / %" PRIu64 " / %" PRIu64
+                     " / %" PRIu64 " | %s |\n",
+                fl_name(v->fl), report_verdict_name(v->kind), v->pass_cells, v->few_cells,
+                v->fail_cells + v->error_cells, v->expected_cells, v->n.passed, v->n.failed,
+                v->n.differs, v->n.skipped, report_verdict_text(m, v, why, sizeof why));
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < m->verdict_count; i++) {
+        const report_verdict *v = &m->verdicts[i];
+        if (v->kind == REPORT_VERDICT_CONFORMANT || v->kind == REPORT_VERDICT_NOT_TESTED)
+            continue;
+        fprintf(out, "**%s, %s:**\n\n", fl_name(v->fl), report_verdict_name(v->kind));
+        size_t few_shown = 0, few_total = 0;
+        for (size_t j = 0; j < m->cell_count; j++) {
+            const report_cell *c = &m->cells[j];
+            if (c->key.fl != v->fl)
+                continue;
+            char types[64], bound[160];
+            if (c->status == REPORT_CELL_FEW && c->required && few_total++ >= MD_LIST_LIMIT)
+                continue;
+            if (c->status == REPORT_CELL_PASS || (c->status == REPORT_CELL_FEW && !c->required))
+                continue;
+            few_shown += c->status == REPORT_CELL_FEW;
+            fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
+                    report_cell_types(&c->key, types, sizeof types),
+                    report_cell_status_name(c->status), report_bound_text(c, bound, sizeof bound));
+        }
+        if (few_total > few_shown)
+            fprintf(out, "- and %zu more cells with fewer than %u judged cases (see the matrix)\n",
+                    few_total - few_shown, m->min_cases);
+        fputc('\n', out);
+    }
+}
+
+static void md_matrix(const report_model *m, FILE *out)
+{
+    fprintf(out, "## Matrix\n\nEach row is a cell. *Differs*: mismatches in an unspecified class "
+                 "(not failures). The last column says what the passes prove: with n passes "
+                 "and no failure, the failure rate is below about 3/n at 95%% confidence.\n\n");
+    bool baseline = m->baseline != NULL;
+    for (size_t f = 0; f < m->verdict_count; f++) {
+        DML_FEATURE_LEVEL fl = m->verdicts[f].fl;
+        fprintf(out, "### Feature level %s\n\n| Operator | Types | Run | Passed | Failed | Differs "
+                     "| Skipped | Status | What the passes mean |%s\n|---|---|--:|--:|--:|--:|--:|---|---|%s\n",
+                fl_name(fl), baseline ? " vs baseline |" : "", baseline ? "---|" : "");
+        size_t rows = 0;
+        for (size_t i = 0; i < m->cell_count; i++) {
+            const report_cell *c = &m->cells[i];
+            if (c->key.fl != fl || (!c->required && c->n.run == 0))
+                continue;
+            char types[64], bound[160];
+            fprintf(out, "| %s | %s%s | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
+                         " | %s | %s |",
+                    op_table[c->key.op].name, report_cell_types(&c->key, types, sizeof types),
+                    c->required ? "" : " (not required)", c->n.run, c->n.passed, c->n.failed,
+                    c->n.differs, c->n.skipped, report_cell_status_name(c->status),
+                    report_bound_text(c, bound, sizeof bound));
+            if (baseline)
+                fprintf(out, " %s |", report_mark_name(c->mark));
+            fputc('\n', out);
+            rows++;
+        }
+        if (!rows)
+            fprintf(out, "| (no cell) | | | | | | | | |%s\n", baseline ? " |" : "");
+        fputc('\n', out);
+    }
+}
+
+static void md_signature_detail(const report_model *m, const report_signature *s, size_t number,
+                                FILE *out)
+{
+    char buf[512];
+    fprintf(out, "#### %zu. %s %s at %s: ", number, op_table[s->op].name,
+            report_cell_types(&(report_cell_key){ s->fl, s->op, s->input, s->output, s->indices },
+                              buf, sizeof buf),
+            fl_name(s->fl));
+    md_text(out, s->kind);
+    fprintf(out, "\n\n- Status: %s", s->expected_reason ? "expected (known bug: "
+                                     : s->unspecified ? "differs from our policy"
+                                                      : "FAIL");
+    if (s->expected_reason) {
+        md_text(out, s->expected_reason);
+        fputc(')', out);
+    }
+    if (s->mark != REPORT_MARK_NONE)
+        fprintf(out, ", %s vs baseline", report_mark_name(s->mark));
+    fprintf(out, "\n- Cases: %" PRIu64 "; layout ", s->count);
+    md_text(out, s->layout);
+    fprintf(out, ", distribution ");
+    md_text(out, s->distribution);
+    if (s->classes[0]) {
+        fprintf(out, ", classes ");
+        md_text(out, s->classes);
+    }
+    fprintf(out, "\n- First seen ");
+    md_text(out, omitted(m, s->first_seen));
+    fprintf(out, ", last seen ");
+    md_text(out, omitted(m, s->last_seen));
+    fprintf(out, "\n- Representative case %" PRIu64 ":%" PRIu64, s->seed, s->index);
+    if (s->rep_elements)
+        fprintf(out, " (%" PRIu64 " input elements)", s->rep_elements);
+    fprintf(out, "\n- First difference: ");
+    md_text(out, report_first_difference(s, buf, sizeof buf));
+    if (s->tensor[0] && s->detail[0]) {
+        fprintf(out, "\n- Detail: ");
+        md_text(out, s->detail);
+    }
+    fprintf(out, "\n\n```sh\n");
+    md_code_line(out, report_replay_command(s, buf, sizeof buf));
+    md_code_line(out, report_export_command(s, buf, sizeof buf));
+    fprintf(out, "```\n\n");
+}
+
+static void md_signature_row(const report_signature *s, size_t number, bool baseline, FILE *out)
+{
+    char types[64];
+    report_cell_key k = { s->fl, s->op, s->input, s->output, s->indices };
+    fprintf(out, "| %zu | %s | %s | %s | %s | ", number,
+            s->expected_reason ? "expected" : s->unspecified ? "differs" : "FAIL", fl_name(s->fl),
+            op_table[s->op].name, report_cell_types(&k, types, sizeof types));
+    md_text(out, s->layout);
+    fprintf(out, " | ");
+    md_text(out, s->distribution);
+    fprintf(out, " | ");
+    md_text(out, s->kind);
+    fprintf(out, " | %" PRIu64 " |", s->count);
+    if (baseline)
+        fprintf(out, " %s |", report_mark_name(s->mark));
+    fputc('\n', out);
+}
+
+/* Signatures whose unspecified flag equals `unspecified`, as a table and details. */
+static void md_signature_list(const report_model *m, bool unspecified, FILE *out)
+{
+    bool baseline = m->baseline != NULL;
+    size_t shown = 0;
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const report_signature *s = &m->signatures[i];
+        if (s->unspecified != unspecified)
+            continue;
+        if (!shown++)
+            fprintf(out, "| # | Status | Level | Operator | Types | Layout | Distribution | Kind "
+                         "| Cases |%s\n|--:|---|---|---|---|---|---|---|--:|%s\n",
+                    baseline ? " vs baseline |" : "", baseline ? "---|" : "");
+        md_signature_row(s, i + 1, baseline, out);
+    }
+    if (!shown) {
+        fprintf(out, "None.\n\n");
+        return;
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < m->signature_count; i++)
+        if (m->signatures[i].unspecified == unspecified)
+            md_signature_detail(m, &m->signatures[i], i + 1, out);
+}
+
+static void md_signatures(const report_model *m, FILE *out)
+{
+    fprintf(out, "## Mismatch signatures\n\nA signature groups the mismatches of one bug: same "
+                 "level, operator, types, layout, value distribution and kind. Each has a "
+                 "representative case (the smallest found) and the commands that replay it and "
+                 "export it as a case file.\n\n");
+    md_signature_list(m, false, out);
+    if (m->gone_count) {
+        fprintf(out, "**Fixed since the baseline** (signatures of the baseline that no longer "
+                     "occur although their cells were tested):\n\n");
+        for (size_t i = 0; i < m->gone_count; i++) {
+            char types[64];
+            const report_signature *s = &m->gone[i];
+            report_cell_key k = { s->fl, s->op, s->input, s->output, s->indices };
+            fprintf(out, "- FIXED: %s %s at %s, ", op_table[s->op].name,
+                    report_cell_types(&k, types, sizeof types), fl_name(s->fl));
+            md_text(out, s->layout);
+            fprintf(out, ", ");
+            md_text(out, s->distribution);
+            fprintf(out, ": ");
+            md_text(out, s->kind);
+            fprintf(out, " (%" PRIu64 " cases in the baseline)\n", s->count);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "## Differs from our policy\n\nMismatches only in classes DirectML leaves "
+                 "unspecified (`nan`, `denormal`, `padding_window`; see SEMANTICS.md). They "
+                 "are not failures; run with `--strict` to judge them.\n\n");
+    md_signature_list(m, true, out);
+}
+
+static void md_coverage(const report_model *m, FILE *out)
+{
+    fprintf(out, "## Coverage\n\nHow many cases hit each value of each generator dimension "
+                 "(failures in brackets). A **0** was not exercised.\n\n"
+                 "| Dimension | Cases per value |\n|---|---|\n");
+    for (size_t i = 0; i < m->coverage_count;) {
+        const char *dim = m->coverage[i].dimension;
+        fprintf(out, "| ");
+        md_text(out, dim);
+        fprintf(out, " | ");
+        for (size_t first = i; i < m->coverage_count && !strcmp(m->coverage[i].dimension, dim); i++) {
+            const report_coverage *c = &m->coverage[i];
+            fprintf(out, "%s", i > first ? " · " : "");
+            md_text(out, c->value);
+            if (c->cases == 0)
+                fprintf(out, ": **0**");
+            else if (c->failed)
+                fprintf(out, ": %" PRIu64 " (%" PRIu64 " failed)", c->cases, c->failed);
+            else
+                fprintf(out, ": %" PRIu64, c->cases);
+        }
+        fprintf(out, " |\n");
+    }
+    fputc('\n', out);
+}
+
+static void md_field(FILE *out, const char *name, const char *value)
+{
+    fprintf(out, "| %s | ", name);
+    md_text(out, value);
+    fprintf(out, " |\n");
+}
+
+static void md_provenance(const report_model *m, FILE *out)
+{
+    fprintf(out, "## Provenance\n\n");
+    for (size_t i = 0; i < m->run_count; i++) {
+        const report_run *r = &m->runs[i];
+        char buf[64];
+        fprintf(out, "### Run %" PRId64 "\n\n| Field | Value |\n|---|---|\n", r->id);
+        md_field(out, "dmlcheck version", omitted(m, r->version));
+        md_field(out, "git revision", omitted(m, r->git_revision));
+        snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
+        md_field(out, "seed", buf);
+        md_field(out, "options", r->options);
+        md_field(out, "command line", omitted(m, r->command_line));
+        md_field(out, "NaN policy", r->nan_policy);
+        md_field(out, "strict", r->strict ? "yes (every class judged)" : "no");
+        md_field(out, "status", r->status);
+        md_field(out, "host", omitted(m, r->host));
+        md_field(out, "backend", r->backend);
+        md_field(out, "platform", r->platform);
+        md_field(out, "device", r->device);
+        md_field(out, "driver version", r->driver);
+        md_field(out, "OpenCL C version", r->c_version);
+        md_field(out, "fp config", r->fp_config);
+        md_field(out, "started", omitted(m, r->started));
+        md_field(out, "finished", omitted(m, r->finished));
+        snprintf(buf, sizeof buf, "%" PRIu64, r->cases);
+        md_field(out, "cases", buf);
+        if (m->deterministic) {
+            md_field(out, "run time", omitted(m, ""));
+            md_field(out, "cases/s", omitted(m, ""));
+        } else {
+            snprintf(buf, sizeof buf, "%.1f s", r->seconds);
+            md_field(out, "run time", buf);
+            snprintf(buf, sizeof buf, "%.0f", r->seconds > 0 ? (double)r->cases / r->seconds : 0);
+            md_field(out, "cases/s", buf);
+        }
+        fputc('\n', out);
+    }
+}
+
+bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
+{
+    md_summary(m, out);
+    md_verdicts(m, out);
+    md_matrix(m, out);
+    md_signatures(m, out);
+    md_coverage(m, out);
+    md_provenance(m, out);
+    fflush(out);
+    return !ferror(out) || err_set(err, "writing the Markdown report failed");
+}

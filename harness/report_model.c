@@ -1,0 +1,834 @@
+/*
+ * report_model.c: the judgements of a conformance report, computed once from the counts the
+ * loader gathered: which cells each feature level requires (asked of the validator, so the
+ * report and the validator can never disagree about what a level allows), each cell's
+ * status and statistical bound, the verdict per feature level, expected failures and the
+ * comparison with a baseline.  Also the text helpers every renderer shares (labels, replay
+ * commands, escaping), so the formats say the same thing in the same words.
+ */
+#include "report_model.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "compare.h"
+#include "dtype.h"
+#include "validate.h"
+
+/* ---- ownership ---------------------------------------------------------------------- */
+
+char *report_strdup(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+void report_model_init(report_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->min_cases = REPORT_DEFAULT_MIN_CASES;
+}
+
+static void signature_free(report_signature *s)
+{
+    free(s->layout);
+    free(s->distribution);
+    free(s->kind);
+    free(s->classes);
+    free(s->first_seen);
+    free(s->last_seen);
+    free(s->backend);
+    free(s->replay);
+    free(s->gen_args);
+    free(s->tensor);
+    free(s->detail);
+}
+
+static void run_free(report_run *r)
+{
+    char **fields[] = { &r->version, &r->git_revision, &r->host, &r->options,
+                        &r->command_line, &r->backend, &r->status, &r->nan_policy,
+                        &r->started, &r->finished, &r->platform, &r->device, &r->driver,
+                        &r->c_version, &r->fp_config };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        free(*fields[i]);
+}
+
+static void expectation_free(report_expectation *e)
+{
+    char **fields[] = { &e->device, &e->op, &e->input, &e->output, &e->indices, &e->layout,
+                        &e->distribution, &e->kind, &e->reason };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        free(*fields[i]);
+}
+
+void report_model_free(report_model *m)
+{
+    free(m->title);
+    free(m->db_path);
+    free(m->selection);
+    free(m->baseline);
+    free(m->cells);
+    for (size_t i = 0; i < m->coverage_count; i++) {
+        free(m->coverage[i].dimension);
+        free(m->coverage[i].value);
+    }
+    free(m->coverage);
+    for (size_t i = 0; i < m->signature_count; i++)
+        signature_free(&m->signatures[i]);
+    free(m->signatures);
+    for (size_t i = 0; i < m->gone_count; i++)
+        signature_free(&m->gone[i]);
+    free(m->gone);
+    free(m->cell_failures);
+    for (size_t i = 0; i < m->run_count; i++)
+        run_free(&m->runs[i]);
+    free(m->runs);
+    for (size_t i = 0; i < m->expectation_count; i++)
+        expectation_free(&m->expectations[i]);
+    free(m->expectations);
+    memset(m, 0, sizeof *m);
+}
+
+/* Makes room for one more element in a growable array; the new element is zeroed. */
+static void *grow(void **array, size_t *count, size_t *cap, size_t elem_size)
+{
+    if (*count == *cap) {
+        size_t cap2 = *cap ? *cap * 2 : 16;
+        void *p = realloc(*array, cap2 * elem_size);
+        if (!p)
+            return NULL;
+        *array = p;
+        *cap = cap2;
+    }
+    void *slot = (char *)*array + *count * elem_size;
+    memset(slot, 0, elem_size);
+    (*count)++;
+    return slot;
+}
+#define GROW(m, array, prefix) \
+    grow((void **)&(m)->array, &(m)->prefix##_count, &(m)->prefix##_cap, sizeof *(m)->array)
+
+static bool key_equal(const report_cell_key *a, const report_cell_key *b)
+{
+    return a->fl == b->fl && a->op == b->op && a->input == b->input && a->output == b->output
+           && a->indices == b->indices;
+}
+
+static report_cell *find_cell(const report_model *m, const report_cell_key *key)
+{
+    for (size_t i = 0; i < m->cell_count; i++)
+        if (key_equal(&m->cells[i].key, key))
+            return &m->cells[i];
+    return NULL;
+}
+
+report_cell *report_model_cell(report_model *m, const report_cell_key *key)
+{
+    report_cell *c = find_cell(m, key);
+    if (c)
+        return c;
+    c = GROW(m, cells, cell);
+    if (c) {
+        c->key = *key;
+        c->failure_bound = 1;
+    }
+    return c;
+}
+
+report_coverage *report_model_add_coverage(report_model *m, const char *dimension,
+                                           const char *value, uint64_t cases, uint64_t failed)
+{
+    report_coverage *r = GROW(m, coverage, coverage);
+    if (!r)
+        return NULL;
+    r->dimension = report_strdup(dimension);
+    r->value = report_strdup(value);
+    r->cases = cases;
+    r->failed = failed;
+    return r->dimension && r->value ? r : NULL;
+}
+
+report_signature *report_model_add_signature(report_model *m)
+{
+    return GROW(m, signatures, signature);
+}
+
+report_run *report_model_add_run(report_model *m)
+{
+    return GROW(m, runs, run);
+}
+
+bool report_model_add_cell_failure(report_model *m, const report_cell_key *key,
+                                   size_t signature, uint64_t count)
+{
+    report_cell_failure *f = GROW(m, cell_failures, cell_failure);
+    if (!f)
+        return false;
+    *f = (report_cell_failure){ *key, signature, count };
+    return true;
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+const char *report_mark_name(report_mark m)
+{
+    static const char *const names[] = { "", "NEW", "FIXED", "REGRESSED", "UNCHANGED" };
+    return m <= REPORT_MARK_UNCHANGED ? names[m] : "";
+}
+
+const char *report_cell_status_name(report_cell_status s)
+{
+    static const char *const names[] = { "pass", "too few cases", "expected failure", "FAIL",
+                                         "harness error" };
+    return s <= REPORT_CELL_ERROR ? names[s] : "?";
+}
+
+const char *report_verdict_name(report_verdict_kind v)
+{
+    static const char *const names[] = { "CONFORMANT", "NOT CONFORMANT", "KNOWN BUGS ONLY",
+                                         "INSUFFICIENT CASES", "NOT TESTED" };
+    return v <= REPORT_VERDICT_NOT_TESTED ? names[v] : "?";
+}
+
+/* ---- which cells a feature level requires ------------------------------------------- */
+
+/* A minimal tensor {1,1,1,1} (rank 4 suits every operator). */
+static void minimal_tensor(case_tensor *t, DML_TENSOR_DATA_TYPE type)
+{
+    t->present = true;
+    t->type = type;
+    t->rank = 4;
+    for (unsigned i = 0; i < 4; i++)
+        t->sizes[i] = 1;
+}
+
+bool report_cell_allowed(const report_cell_key *key)
+{
+    if (key->op >= OP_COUNT)
+        return false;
+    dml_case c;
+    case_init(&c);
+    c.op = key->op;
+    c.feature_level = key->fl;
+    minimal_tensor(&c.input, key->input);
+    minimal_tensor(&c.output, key->output);
+    if (op_is_arg_reduce(key->op)) {
+        if (key->indices != DML_TENSOR_DATA_TYPE_UNKNOWN)
+            return false;
+        c.axis_count = 1;
+        c.axes[0] = 3;
+    } else {
+        if (key->indices != DML_TENSOR_DATA_TYPE_UNKNOWN)
+            minimal_tensor(&c.indices, key->indices);
+        c.spatial_count = 2;
+        for (unsigned i = 0; i < 2; i++)
+            c.pool_strides[i] = c.window[i] = c.dilations[i] = 1;
+    }
+    case_link(&c);
+    bool ok = validate(c.op, c.op_desc.Desc, key->fl, NULL);
+    case_free(&c);
+    return ok;
+}
+
+/* Adds a zero cell for every type combination fl_tested[*] allows and no case hit. */
+static bool add_required_cells(report_model *m)
+{
+    for (size_t f = 0; f < FL_TESTED_COUNT; f++)
+        for (int op = 0; op < OP_COUNT; op++)
+            for (size_t i = 0; i < DTYPE_COUNT; i++)
+                for (size_t o = 0; o < DTYPE_COUNT; o++)
+                    for (size_t x = 0; x <= DTYPE_COUNT; x++) {
+                        report_cell_key k = {
+                            fl_tested[f], (op_id)op, dtype_table[i].type, dtype_table[o].type,
+                            x ? dtype_table[x - 1].type : DML_TENSOR_DATA_TYPE_UNKNOWN,
+                        };
+                        if (!report_cell_allowed(&k))
+                            continue;
+                        report_cell *c = report_model_cell(m, &k);
+                        if (!c)
+                            return false;
+                        c->required = true;
+                    }
+    return true;
+}
+
+/* ---- ordering ----------------------------------------------------------------------- */
+
+/* Position in dtypes.def; UNKNOWN (no tensor) first. */
+static int dtype_rank(DML_TENSOR_DATA_TYPE t)
+{
+    for (size_t i = 0; i < DTYPE_COUNT; i++)
+        if (dtype_table[i].type == t)
+            return (int)i + 1;
+    return t == DML_TENSOR_DATA_TYPE_UNKNOWN ? 0 : 1000 + (int)t;
+}
+
+static int cmp_int(long long a, long long b)
+{
+    return (a > b) - (a < b);
+}
+
+static int key_compare(const report_cell_key *a, const report_cell_key *b)
+{
+    int r = cmp_int(a->fl, b->fl);
+    if (!r)
+        r = cmp_int(a->op, b->op);
+    if (!r)
+        r = cmp_int(dtype_rank(a->input), dtype_rank(b->input));
+    if (!r)
+        r = cmp_int(dtype_rank(a->output), dtype_rank(b->output));
+    if (!r)
+        r = cmp_int(dtype_rank(a->indices), dtype_rank(b->indices));
+    return r;
+}
+
+static int cell_compare(const void *a, const void *b)
+{
+    return key_compare(&((const report_cell *)a)->key, &((const report_cell *)b)->key);
+}
+
+/* ---- statistics --------------------------------------------------------------------- */
+
+/* Continued fraction of the regularized incomplete beta function (modified Lentz). */
+static double beta_continued_fraction(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-15;
+    double c = 1, d = 1 - (a + b) * x / (a + 1);
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 100000; m++) {
+        /* Even step then odd step of the fraction's terms. */
+        double num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+        d = 1 + num * d;
+        c = 1 + num / c;
+        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+        c = fabs(c) < tiny ? tiny : c;
+        h *= d * c;
+        num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+        d = 1 + num * d;
+        c = 1 + num / c;
+        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+        c = fabs(c) < tiny ? tiny : c;
+        double delta = d * c;
+        h *= delta;
+        if (fabs(delta - 1) < eps)
+            break;
+    }
+    return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double beta_regularized(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    /* The fraction converges fast below the mean; use the symmetry I_x(a,b) = 1-I_{1-x}(b,a). */
+    if (x < (a + 1) / (a + b + 2))
+        return front * beta_continued_fraction(a, b, x) / a;
+    return 1 - front * beta_continued_fraction(b, a, 1 - x) / b;
+}
+
+double report_failure_upper_bound(uint64_t n, uint64_t k, double conf)
+{
+    if (n == 0 || k >= n)
+        return 1;
+    if (k == 0) /* P(0 failures) = (1-p)^n = 1-conf */
+        return 1 - pow(1 - conf, 1.0 / (double)n);
+    /* Clopper-Pearson: the p at which P(X <= k) = 1-conf, i.e. I_p(k+1, n-k) = conf. */
+    double lo = 0, hi = 1, a = (double)k + 1, b = (double)(n - k);
+    for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+        double mid = (lo + hi) / 2;
+        if (beta_regularized(a, b, mid) < conf)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+const char *report_percent(double p, char *buf, size_t size)
+{
+    double pc = p * 100;
+    if (pc >= 10)
+        snprintf(buf, size, "%.0f%%", pc);
+    else if (pc >= 1)
+        snprintf(buf, size, "%.1f%%", pc);
+    else if (pc >= 0.01)
+        snprintf(buf, size, "%.2f%%", pc);
+    else
+        snprintf(buf, size, "%.2g%%", pc);
+    return buf;
+}
+
+const char *report_bound_text(const report_cell *c, char *buf, size_t size)
+{
+    uint64_t judged = c->n.passed + c->n.failed;
+    char pct[32], obs[32];
+    if (judged == 0)
+        snprintf(buf, size, "no judged cases");
+    else if (c->n.failed == 0)
+        snprintf(buf, size, "failure rate < %s at 95%% confidence (%" PRIu64 " of %" PRIu64
+                 " passed)", report_percent(c->failure_bound, pct, sizeof pct), c->n.passed,
+                 judged);
+    else
+        snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " failed (%s); failure rate < %s at 95%%"
+                 " confidence", c->n.failed, judged,
+                 report_percent((double)c->n.failed / (double)judged, obs, sizeof obs),
+                 report_percent(c->failure_bound, pct, sizeof pct));
+    return buf;
+}
+
+/* ---- expectations ------------------------------------------------------------------- */
+
+static bool pattern_matches(const char *pattern, const char *text)
+{
+    return !pattern || fnmatch(pattern, text ? text : "", FNM_CASEFOLD) == 0;
+}
+
+/* A type pattern matches the DirectML name ("FLOAT16"), the stem ("f16") or, for an absent
+ * indices tensor, "none". */
+static bool type_matches(const char *pattern, DML_TENSOR_DATA_TYPE t)
+{
+    if (!pattern)
+        return true;
+    if (t == DML_TENSOR_DATA_TYPE_UNKNOWN)
+        return pattern_matches(pattern, "none");
+    return pattern_matches(pattern, dtype_name(t)) || pattern_matches(pattern, dtype_stem(t));
+}
+
+static bool device_matches(const report_model *m, const char *pattern)
+{
+    if (!pattern)
+        return true;
+    for (size_t i = 0; i < m->run_count; i++) {
+        const report_run *r = &m->runs[i];
+        char text[1024];
+        snprintf(text, sizeof text, "%s / %s / %s", r->platform, r->device, r->driver);
+        if (pattern_matches(pattern, text) || pattern_matches(pattern, r->device))
+            return true;
+    }
+    return false;
+}
+
+const report_expectation *report_model_expectation_for(const report_model *m,
+                                                       const report_signature *s)
+{
+    for (size_t i = 0; i < m->expectation_count; i++) {
+        const report_expectation *e = &m->expectations[i];
+        bool op_ok = s->op < OP_COUNT && (pattern_matches(e->op, op_table[s->op].name)
+                                          || pattern_matches(e->op, op_table[s->op].stem));
+        if (op_ok && type_matches(e->input, s->input) && type_matches(e->output, s->output)
+            && type_matches(e->indices, s->indices) && pattern_matches(e->layout, s->layout)
+            && pattern_matches(e->distribution, s->distribution)
+            && pattern_matches(e->kind, s->kind) && device_matches(m, e->device))
+            return e;
+    }
+    return NULL;
+}
+
+/* Sets each signature's expected_reason and each cell's expected count. */
+static void apply_expectations(report_model *m)
+{
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const report_expectation *e = report_model_expectation_for(m, &m->signatures[i]);
+        m->signatures[i].expected_reason = e ? e->reason : NULL;
+    }
+    for (size_t i = 0; i < m->cell_count; i++)
+        m->cells[i].n.expected = 0;
+    for (size_t i = 0; i < m->cell_failure_count; i++) {
+        const report_cell_failure *f = &m->cell_failures[i];
+        report_cell *c = find_cell(m, &f->key);
+        if (c && f->signature < m->signature_count
+            && m->signatures[f->signature].expected_reason)
+            c->n.expected += f->count;
+    }
+    for (size_t i = 0; i < m->cell_count; i++)
+        if (m->cells[i].n.expected > m->cells[i].n.failed)
+            m->cells[i].n.expected = m->cells[i].n.failed;
+}
+
+/* ---- statuses and verdicts ---------------------------------------------------------- */
+
+static report_cell_status cell_status(const report_cell *c, unsigned min_cases)
+{
+    if (c->n.failed > c->n.expected)
+        return REPORT_CELL_FAIL;
+    if (c->n.errors > 0)
+        return REPORT_CELL_ERROR;
+    if (c->n.failed > 0)
+        return REPORT_CELL_EXPECTED;
+    return c->n.passed >= min_cases ? REPORT_CELL_PASS : REPORT_CELL_FEW;
+}
+
+static void add_counts(report_counts *sum, const report_counts *n)
+{
+    sum->run += n->run;
+    sum->passed += n->passed;
+    sum->failed += n->failed;
+    sum->differs += n->differs;
+    sum->skipped += n->skipped;
+    sum->errors += n->errors;
+    sum->expected += n->expected;
+}
+
+static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->fl = fl;
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell *c = &m->cells[i];
+        if (c->key.fl != fl)
+            continue;
+        add_counts(&v->n, &c->n);
+        if (!c->required)
+            continue;
+        v->required_cells++;
+        v->differs_cells += c->n.differs > 0;
+        switch (c->status) {
+        case REPORT_CELL_PASS: v->pass_cells++; break;
+        case REPORT_CELL_FEW: v->few_cells++; break;
+        case REPORT_CELL_EXPECTED: v->expected_cells++; break;
+        case REPORT_CELL_FAIL: v->fail_cells++; break;
+        case REPORT_CELL_ERROR: v->error_cells++; break;
+        }
+    }
+    /* A failure in a cell the level does not require still fails the level: the backend ran
+     * the case and got it wrong. */
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell *c = &m->cells[i];
+        if (c->key.fl == fl && !c->required && c->status == REPORT_CELL_FAIL)
+            v->fail_cells++;
+    }
+    if (v->n.run == 0)
+        v->kind = REPORT_VERDICT_NOT_TESTED;
+    else if (v->fail_cells || v->error_cells)
+        v->kind = REPORT_VERDICT_NOT_CONFORMANT;
+    else if (v->few_cells)
+        v->kind = REPORT_VERDICT_INSUFFICIENT;
+    else if (v->expected_cells)
+        v->kind = REPORT_VERDICT_KNOWN_BUGS;
+    else
+        v->kind = REPORT_VERDICT_CONFORMANT;
+}
+
+bool report_model_finish(report_model *m, dmlc_error *err)
+{
+    if (!add_required_cells(m))
+        return err_set(err, "out of memory");
+    qsort(m->cells, m->cell_count, sizeof *m->cells, cell_compare);
+    apply_expectations(m);
+    m->total_cases = 0;
+    for (size_t i = 0; i < m->cell_count; i++) {
+        report_cell *c = &m->cells[i];
+        c->status = cell_status(c, m->min_cases);
+        c->failure_bound = report_failure_upper_bound(c->n.passed + c->n.failed, c->n.failed,
+                                                      REPORT_CONFIDENCE);
+        m->total_cases += c->n.run;
+    }
+    m->verdict_count = FL_TESTED_COUNT;
+    for (size_t f = 0; f < FL_TESTED_COUNT; f++)
+        compute_verdict(m, fl_tested[f], &m->verdicts[f]);
+    return true;
+}
+
+/* ---- baseline ----------------------------------------------------------------------- */
+
+static bool cell_fails(const report_cell *c)
+{
+    return c->status == REPORT_CELL_FAIL || c->status == REPORT_CELL_EXPECTED;
+}
+
+static bool same_signature(const report_signature *a, const report_signature *b)
+{
+    return a->fl == b->fl && a->unspecified == b->unspecified && a->op == b->op
+           && a->input == b->input && a->output == b->output
+           && a->indices == b->indices && !strcmp(a->layout, b->layout)
+           && !strcmp(a->distribution, b->distribution) && !strcmp(a->kind, b->kind);
+}
+
+/* Judged cases and failures of the cell a signature belongs to (its level, op and types). */
+static void signature_cells(const report_model *m, const report_signature *s, uint64_t *judged,
+                            uint64_t *failed)
+{
+    *judged = *failed = 0;
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell_key *k = &m->cells[i].key;
+        if (k->fl == s->fl && k->op == s->op && k->input == s->input && k->output == s->output
+            && k->indices == s->indices) {
+            *judged += m->cells[i].n.passed + m->cells[i].n.failed;
+            *failed += m->cells[i].n.failed;
+        }
+    }
+}
+
+static bool signature_copy(report_signature *dst, const report_signature *src)
+{
+    *dst = *src;
+    dst->layout = report_strdup(src->layout);
+    dst->distribution = report_strdup(src->distribution);
+    dst->kind = report_strdup(src->kind);
+    dst->classes = report_strdup(src->classes);
+    dst->first_seen = report_strdup(src->first_seen);
+    dst->last_seen = report_strdup(src->last_seen);
+    dst->backend = report_strdup(src->backend);
+    dst->replay = report_strdup(src->replay);
+    dst->gen_args = report_strdup(src->gen_args);
+    dst->tensor = report_strdup(src->tensor);
+    dst->detail = report_strdup(src->detail);
+    dst->expected_reason = NULL;
+    return dst->layout && dst->distribution && dst->kind && dst->classes && dst->first_seen
+           && dst->last_seen && dst->backend && dst->replay && dst->gen_args && dst->tensor && dst->detail;
+}
+
+static void mark_cells(report_model *m, const report_model *base)
+{
+    for (size_t i = 0; i < m->cell_count; i++) {
+        report_cell *c = &m->cells[i];
+        const report_cell *b = find_cell(base, &c->key);
+        uint64_t judged = c->n.passed + c->n.failed;
+        if (judged == 0)
+            c->mark = REPORT_MARK_NONE;
+        else if (!b || b->n.passed + b->n.failed == 0)
+            c->mark = REPORT_MARK_NEW;
+        else if (cell_fails(b) && !cell_fails(c))
+            c->mark = REPORT_MARK_FIXED;
+        else if (!cell_fails(b) && cell_fails(c))
+            c->mark = REPORT_MARK_REGRESSED;
+        else
+            c->mark = REPORT_MARK_UNCHANGED;
+    }
+}
+
+bool report_model_compare(report_model *m, const report_model *base, dmlc_error *err)
+{
+    mark_cells(m, base);
+    for (size_t i = 0; i < m->signature_count; i++) {
+        report_signature *s = &m->signatures[i];
+        bool known = false;
+        for (size_t j = 0; j < base->signature_count && !known; j++)
+            known = same_signature(s, &base->signatures[j]);
+        uint64_t judged, failed;
+        signature_cells(base, s, &judged, &failed);
+        /* New to the baseline: a regression where the baseline ran those types cleanly. */
+        s->mark = known ? REPORT_MARK_UNCHANGED
+                        : judged > 0 && failed == 0 ? REPORT_MARK_REGRESSED : REPORT_MARK_NEW;
+    }
+    for (size_t j = 0; j < base->signature_count; j++) {
+        const report_signature *b = &base->signatures[j];
+        bool still = false;
+        for (size_t i = 0; i < m->signature_count && !still; i++)
+            still = same_signature(b, &m->signatures[i]);
+        uint64_t judged, failed;
+        signature_cells(m, b, &judged, &failed);
+        /* Fixed only where this run judged the same types; otherwise it was not retested. */
+        if (still || judged == 0 || b->unspecified)
+            continue;
+        report_signature *g = GROW(m, gone, gone);
+        if (!g || !signature_copy(g, b))
+            return err_set(err, "out of memory");
+        g->mark = REPORT_MARK_FIXED;
+    }
+    return true;
+}
+
+bool report_model_has_unexpected_failures(const report_model *m)
+{
+    for (size_t i = 0; i < m->cell_count; i++)
+        if (m->cells[i].status == REPORT_CELL_FAIL || m->cells[i].status == REPORT_CELL_ERROR
+            || m->cells[i].mark == REPORT_MARK_REGRESSED)
+            return true;
+    return false;
+}
+
+/* ---- text helpers ------------------------------------------------------------------- */
+
+static const char *stem_or_none(DML_TENSOR_DATA_TYPE t)
+{
+    return t == DML_TENSOR_DATA_TYPE_UNKNOWN ? "none" : dtype_stem(t);
+}
+
+const char *report_cell_types(const report_cell_key *k, char *buf, size_t size)
+{
+    if (k->op < OP_COUNT && op_is_arg_reduce(k->op))
+        snprintf(buf, size, "%s \u2192 %s", dtype_stem(k->input), dtype_stem(k->output));
+    else if (k->indices == DML_TENSOR_DATA_TYPE_UNKNOWN)
+        snprintf(buf, size, "%s, no indices", dtype_stem(k->input));
+    else
+        snprintf(buf, size, "%s, indices %s", dtype_stem(k->input), dtype_stem(k->indices));
+    return buf;
+}
+
+const char *report_cell_id(const report_cell_key *k, char *buf, size_t size)
+{
+    const char *op = k->op < OP_COUNT ? op_table[k->op].stem : "unknown";
+    if (k->op < OP_COUNT && op_is_arg_reduce(k->op))
+        snprintf(buf, size, "%s_%s_%s", op, dtype_stem(k->input), dtype_stem(k->output));
+    else if (k->indices == DML_TENSOR_DATA_TYPE_UNKNOWN)
+        snprintf(buf, size, "%s_%s", op, dtype_stem(k->input));
+    else
+        snprintf(buf, size, "%s_%s_idx_%s", op, dtype_stem(k->input), stem_or_none(k->indices));
+    return buf;
+}
+
+const char *report_replay_command(const report_signature *s, char *buf, size_t size)
+{
+    if (s->replay && s->replay[0]) { /* the runner's own command, which knows its options */
+        snprintf(buf, size, "%s", s->replay);
+        return buf;
+    }
+    snprintf(buf, size, "dmlcheck replay %" PRIu64 ":%" PRIu64 " --backend %s%s%s", s->seed,
+             s->index, s->backend[0] ? s->backend : "reference", s->gen_args[0] ? " " : "",
+             s->gen_args);
+    return buf;
+}
+
+const char *report_export_command(const report_signature *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "dmlcheck export %" PRIu64 ":%" PRIu64 "%s%s > case.json", s->seed,
+             s->index, s->gen_args[0] ? " " : "", s->gen_args);
+    return buf;
+}
+
+const char *report_first_difference(const report_signature *s, char *buf, size_t size)
+{
+    if (!s->tensor[0]) {
+        snprintf(buf, size, "no element compared%s%s", s->detail[0] ? ": " : "", s->detail);
+        return buf;
+    }
+    char want[96], got[96];
+    compare_format_value(s->element_type, s->expected_bits, want, sizeof want);
+    compare_format_value(s->element_type, s->got_bits, got, sizeof got);
+    snprintf(buf, size, "%s[%" PRIu64 "]: expected %s, got %s", s->tensor, s->element, want, got);
+    return buf;
+}
+
+/* Length of the valid UTF-8 sequence at s that encodes a character XML allows, else 0. */
+static size_t utf8_char_length(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (!len || (c >= 0xF5))
+        return 0;
+    uint32_t cp = c & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    static const uint32_t min_for_len[] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (cp < min_for_len[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)
+        || cp == 0xFFFE || cp == 0xFFFF)
+        return 0;
+    return len;
+}
+
+void report_xml_escape(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        size_t len = utf8_char_length(p);
+        if (!len) {
+            fputs("&#xFFFD;", out);
+            p++;
+            continue;
+        }
+        switch (*p) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        case '\n': fputs("&#10;", out); break;
+        case '\r': fputs("&#13;", out); break;
+        case '\t': fputs("&#9;", out); break;
+        default: fwrite(p, 1, len, out);
+        }
+        p += len;
+    }
+}
+
+void report_md_escape(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        size_t len = utf8_char_length(p);
+        if (!len) {
+            fputs("\xEF\xBF\xBD", out);
+            p++;
+            continue;
+        }
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            fputc(' ', out);
+        else if (len == 1 && strchr("|\\`*_[]<>#~!", *p))
+            fprintf(out, "\\%c", *p);
+        else
+            fwrite(p, 1, len, out);
+        p += len;
+    }
+}
+
+/* ---- expectations file -------------------------------------------------------------- */
+/* (report_expectations_load is in report_load.c with the other readers.) */
+
+const char *report_verdict_text(const report_model *m, const report_verdict *v, char *buf,
+                                size_t size)
+{
+    switch (v->kind) {
+    case REPORT_VERDICT_CONFORMANT:
+        snprintf(buf, size, "all %zu required cells passed, each with at least %u judged cases",
+                 v->required_cells, m->min_cases);
+        break;
+    case REPORT_VERDICT_NOT_CONFORMANT:
+        if (v->error_cells)
+            snprintf(buf, size, "%zu cell(s) failed; the harness itself failed in %zu cell(s) "
+                     "(a dmlcheck bug: conformance unproven)", v->fail_cells, v->error_cells);
+        else
+            snprintf(buf, size, "%zu cell%s failed", v->fail_cells, v->fail_cells == 1 ? "" : "s");
+        break;
+    case REPORT_VERDICT_KNOWN_BUGS:
+        snprintf(buf, size, "only expected failures (known bugs) in %zu cell%s; %zu of %zu "
+                 "required cells passed", v->expected_cells, v->expected_cells == 1 ? "" : "s",
+                 v->pass_cells, v->required_cells);
+        break;
+    case REPORT_VERDICT_INSUFFICIENT:
+        snprintf(buf, size, "no failure, but %zu of %zu required cells have fewer than %u judged "
+                 "cases", v->few_cells, v->required_cells, m->min_cases);
+        break;
+    case REPORT_VERDICT_NOT_TESTED:
+        snprintf(buf, size, "no case was generated at this level");
+        break;
+    }
+    return buf;
+}
+
+const char *report_subject(const report_model *m, char *buf, size_t size)
+{
+    if (m->run_count == 0) {
+        snprintf(buf, size, "no run");
+        return buf;
+    }
+    const report_run *r = &m->runs[0];
+    bool same = true;
+    for (size_t i = 1; i < m->run_count; i++)
+        same = same && !strcmp(m->runs[i].backend, r->backend)
+               && !strcmp(m->runs[i].device, r->device) && !strcmp(m->runs[i].driver, r->driver);
+    if (!same)
+        snprintf(buf, size, "several backends/devices (see Provenance)");
+    else if (r->device[0])
+        snprintf(buf, size, "%s on %s (%s, driver %s)", r->backend, r->device, r->platform,
+                 r->driver);
+    else
+        snprintf(buf, size, "%s", r->backend);
+    return buf;
+}

@@ -1,0 +1,253 @@
+/*
+ * report_model.h: everything a conformance report says, in memory, independent of where it
+ * came from (report_load.c fills it from the SQLite store, read-only) and of how it is
+ * written (report_html.c, report_md.c, report_junit.c).  The renderers only read the model;
+ * every judgement (cell status, verdict per feature level, baseline mark, expected failure,
+ * statistical bound) is computed once here, so the three formats can never disagree.
+ *
+ * Invariants kept by report_model_finish():
+ *  - cells are sorted by (feature level, op, input, output, indices) and keys are unique;
+ *  - every cell the feature level requires exists (with zero counts when no case hit it);
+ *  - for each cell, passed + failed + differs + skipped + errors == run, expected <= failed;
+ *  - verdicts[i] describes fl_tested[i].
+ * All strings are owned by the model (malloc'd, never NULL once set; "" when unknown).
+ */
+#ifndef DMLCHECK_REPORT_MODEL_H
+#define DMLCHECK_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dmlcheck/directml.h"
+#include "error.h"
+#include "op.h"
+
+#define REPORT_DEFAULT_MIN_CASES 20
+/* One-sided confidence of every statistical statement in a report. */
+#define REPORT_CONFIDENCE 0.95
+
+/* How a cell or signature compares with the baseline (REPORT_MARK_NONE: no baseline). */
+typedef enum report_mark {
+    REPORT_MARK_NONE,
+    REPORT_MARK_NEW,       /* absent from the baseline */
+    REPORT_MARK_FIXED,     /* failed in the baseline, passes now (signature: gone) */
+    REPORT_MARK_REGRESSED, /* passed in the baseline, fails now */
+    REPORT_MARK_UNCHANGED, /* same status as in the baseline */
+} report_mark;
+const char *report_mark_name(report_mark m); /* "NEW", ...; "" for NONE */
+
+/* A matrix cell: one operator, one combination of tensor data types, one feature level.
+ * indices is DML_TENSOR_DATA_TYPE_UNKNOWN when the case has no indices tensor (ARGMIN and
+ * ARGMAX always; MAX_POOLING2 without OutputIndicesTensor). */
+typedef struct report_cell_key {
+    DML_FEATURE_LEVEL fl;
+    op_id op;
+    DML_TENSOR_DATA_TYPE input, output, indices;
+} report_cell_key;
+
+typedef struct report_counts {
+    uint64_t run;      /* cases recorded */
+    uint64_t passed;   /* outputs matched bit-exactly (any class) */
+    uint64_t failed;   /* mismatches in judged classes (every class under --strict) */
+    uint64_t differs;  /* mismatches only in unspecified classes: differs from our policy */
+    uint64_t skipped;  /* the backend could not run the case (unsupported) */
+    uint64_t errors;   /* the harness itself failed (a dmlcheck bug, not the backend's) */
+    uint64_t expected; /* of `failed`, those whose signature an expectation names */
+} report_counts;
+
+typedef enum report_cell_status {
+    REPORT_CELL_PASS,     /* no failure, at least min_cases judged cases */
+    REPORT_CELL_FEW,      /* no failure, fewer than min_cases judged cases (maybe none) */
+    REPORT_CELL_EXPECTED, /* failures, every one of them expected */
+    REPORT_CELL_FAIL,     /* at least one unexpected failure */
+    REPORT_CELL_ERROR,    /* no backend failure, but the harness failed on some case */
+} report_cell_status;
+const char *report_cell_status_name(report_cell_status s); /* "pass", "few cases", ... */
+
+typedef struct report_cell {
+    report_cell_key key;
+    report_counts n;
+    bool required;              /* the feature level allows (so requires) this combination */
+    report_cell_status status;  /* set by report_model_finish */
+    double failure_bound;       /* 95% upper bound on the failure rate; 1 when nothing judged */
+    report_mark mark;
+} report_cell;
+
+typedef enum report_verdict_kind {
+    REPORT_VERDICT_CONFORMANT,     /* every required cell PASS */
+    REPORT_VERDICT_NOT_CONFORMANT, /* some cell FAIL (or ERROR: conformance unproven) */
+    REPORT_VERDICT_KNOWN_BUGS,     /* failures, all of them expected; otherwise conformant */
+    REPORT_VERDICT_INSUFFICIENT,   /* no failure, but some required cell has too few cases */
+    REPORT_VERDICT_NOT_TESTED,     /* no case at this level */
+} report_verdict_kind;
+const char *report_verdict_name(report_verdict_kind v); /* "CONFORMANT", ... */
+
+typedef struct report_verdict {
+    DML_FEATURE_LEVEL fl;
+    report_verdict_kind kind;
+    size_t required_cells, pass_cells, few_cells, fail_cells, expected_cells, error_cells;
+    size_t differs_cells;      /* required cells with differs-from-policy cases */
+    report_counts n;           /* summed over the level's cells */
+} report_verdict;
+
+/* One row of the coverage tables: how many cases hit one value of a generator dimension. */
+typedef struct report_coverage {
+    char *dimension; /* "rank", "layout", "distribution", "axes", "window", ... */
+    char *value;     /* "4", "permuted", "ties", "several (shuffled)", ... */
+    uint64_t cases, failed;
+} report_coverage;
+
+/* One distinct mismatch signature (level, op, types, layout, distribution, kind, verdict). */
+typedef struct report_signature {
+    DML_FEATURE_LEVEL fl;
+    op_id op;
+    DML_TENSOR_DATA_TYPE input, output, indices;
+    char *layout, *distribution, *kind;
+    bool unspecified;          /* every case of it is in an unspecified class (not --strict) */
+    char *classes;             /* "nan,denormal" of the representative case, or "" */
+    uint64_t count;            /* cases that showed it (in the selected runs) */
+    char *first_seen, *last_seen;
+    /* Representative case and its first differing element. */
+    uint64_t seed, index;
+    uint64_t rep_elements;     /* its input element count, 0 when unknown */
+    char *backend;             /* --backend of the run that found it */
+    char *replay;              /* the runner's replay command for the representative */
+    char *gen_args;            /* generator options the replay needs, e.g. "--max-elements 4096" */
+    bool has_shrunk_case;      /* the store holds a minimized case file for it */
+    char *tensor;              /* "output" or "indices" ("" when no element differs, e.g. a crash) */
+    uint64_t element;          /* logical row-major index */
+    DML_TENSOR_DATA_TYPE element_type;
+    uint64_t expected_bits, got_bits;
+    char *detail;              /* backend error text or other free text, or "" */
+    /* Judgement. */
+    const char *expected_reason; /* the expectation that names it, or NULL (points into model) */
+    report_mark mark;
+} report_signature;
+
+/* One run of the selection, for the provenance section. */
+typedef struct report_run {
+    int64_t id;
+    char *version, *git_revision, *host, *options, *command_line, *backend, *status;
+    char *nan_policy;
+    uint64_t seed;
+    char *started, *finished;
+    double seconds;          /* wall time; 0 when unknown */
+    uint64_t cases;
+    bool strict;
+    char *platform, *device, *driver, *c_version, *fp_config;
+} report_run;
+
+/* Judged failures of one cell attributed to one signature (filled by the loader), so that
+ * expectations, which name signatures, can excuse a cell's failures. */
+typedef struct report_cell_failure {
+    report_cell_key key;
+    size_t signature; /* index into report_model.signatures */
+    uint64_t count;
+} report_cell_failure;
+
+/* A known driver bug: when every pattern matches (fnmatch; NULL matches anything), a
+ * signature is "expected" instead of failing. */
+typedef struct report_expectation {
+    char *device;  /* matched against "platform / device / driver" of the run */
+    char *op, *input, *output, *indices, *layout, *distribution, *kind;
+    char *reason;  /* shown in the report, e.g. "PoCL issue #1234" */
+} report_expectation;
+
+typedef struct report_model {
+    char *title;          /* e.g. "dmlcheck conformance report" */
+    char *db_path;        /* as given on the command line */
+    char *selection;      /* "run 3" or "all runs (1-3)" */
+    char *baseline;       /* description of the baseline, or NULL when none */
+    unsigned min_cases;
+    bool deterministic;   /* provenance times, host and revision left out (golden tests) */
+
+    report_cell *cells;   size_t cell_count, cell_cap;
+    report_verdict verdicts[8]; size_t verdict_count;
+    report_coverage *coverage; size_t coverage_count, coverage_cap;
+    report_signature *signatures; size_t signature_count, signature_cap;
+    /* Baseline signatures that no longer occur (mark FIXED); listed for the reader. */
+    report_signature *gone; size_t gone_count, gone_cap;
+    report_cell_failure *cell_failures; size_t cell_failure_count, cell_failure_cap;
+    report_run *runs;     size_t run_count, run_cap;
+    report_expectation *expectations; size_t expectation_count, expectation_cap;
+    uint64_t total_cases;
+    double total_seconds;
+} report_model;
+
+void report_model_init(report_model *m);
+void report_model_free(report_model *m);
+/* Returns the cell with this key, appending a zeroed one when absent; NULL on ENOMEM. */
+report_cell *report_model_cell(report_model *m, const report_cell_key *key);
+report_coverage *report_model_add_coverage(report_model *m, const char *dimension,
+                                           const char *value, uint64_t cases, uint64_t failed);
+report_signature *report_model_add_signature(report_model *m);
+report_run *report_model_add_run(report_model *m);
+bool report_model_add_cell_failure(report_model *m, const report_cell_key *key,
+                                   size_t signature, uint64_t count);
+/* malloc'd copy of s; "" for NULL; NULL only on allocation failure. */
+char *report_strdup(const char *s);
+
+/* Adds the required cells each tested feature level lacks, applies the expectations to the
+ * signatures (the caller has filled each cell's `expected` from the per-signature counts),
+ * sorts, and computes statuses, bounds and verdicts.  False only on allocation failure. */
+bool report_model_finish(report_model *m, dmlc_error *err);
+/* Marks cells and signatures of m against the finished baseline model. */
+bool report_model_compare(report_model *m, const report_model *baseline, dmlc_error *err);
+/* Which expectation (if any) names this signature for the runs of the model. */
+const report_expectation *report_model_expectation_for(const report_model *m,
+                                                       const report_signature *s);
+/* Fills m from the results database at path, opened read-only: run run_id (0: the latest),
+ * or every run when all_runs.  Call report_model_finish afterwards.  False with a message
+ * for a missing, empty, foreign or newer database, or an unknown run. */
+bool report_load(report_model *m, const char *path, int64_t run_id, bool all_runs,
+                 dmlc_error *err);
+/* Loads expectations from a file (JSON, see reports/README.md) into m. */
+bool report_expectations_load(report_model *m, const char *path, dmlc_error *err);
+
+/* Whether the combination of types is valid for op at level fl (asks the validator). */
+bool report_cell_allowed(const report_cell_key *key);
+
+/* True when the report shows a failure a person must act on: an unexpected failure, or a
+ * regression against the baseline.  Decides `dmlcheck report`'s exit code. */
+bool report_model_has_unexpected_failures(const report_model *m);
+
+/* Statistics. */
+/* One-sided Clopper-Pearson upper bound on a failure probability after k failures in n
+ * trials at confidence `conf`; with k == 0 it is 1 - (1-conf)^(1/n) (about 3/n at 95%).
+ * 1 when n == 0. */
+double report_failure_upper_bound(uint64_t n, uint64_t k, double conf);
+/* "failure rate < 1.0% at 95% confidence (300 passed, 0 failed)"-style sentence. */
+const char *report_bound_text(const report_cell *c, char *buf, size_t size);
+/* One sentence explaining a verdict, e.g. "3 of 40 required cells fail". */
+const char *report_verdict_text(const report_model *m, const report_verdict *v, char *buf,
+                                size_t size);
+/* The "backend on device" line of the runs ("opencl on pthread-cpu (PoCL 5.0)"). */
+const char *report_subject(const report_model *m, char *buf, size_t size);
+/* "0.99%" / "3.2e-05" style percentage for bounds. */
+const char *report_percent(double p, char *buf, size_t size);
+
+/* Text helpers shared by the renderers. */
+/* "argmax f16 -> u32" style label of a cell's types ("max_pooling2 f16, indices u32"). */
+const char *report_cell_types(const report_cell_key *k, char *buf, size_t size);
+/* Test-name style id: "argmax_f16_u32", "max_pooling2_f16_idx_u32". */
+const char *report_cell_id(const report_cell_key *k, char *buf, size_t size);
+/* "dmlcheck replay SEED:INDEX --backend X ..." and "dmlcheck export ... > case.json". */
+const char *report_replay_command(const report_signature *s, char *buf, size_t size);
+const char *report_export_command(const report_signature *s, char *buf, size_t size);
+/* "expected ..., got ..." of a signature's first differing element. */
+const char *report_first_difference(const report_signature *s, char *buf, size_t size);
+/* Writes s escaped for XML/HTML text and attribute values: & < > " ' escaped; control
+ * characters and invalid UTF-8 replaced by U+FFFD, so any byte string yields valid XML. */
+void report_xml_escape(FILE *out, const char *s);
+/* Writes s for a Markdown table cell: | \ ` * _ [ ] < > # escaped, newlines as spaces;
+ * control characters and invalid UTF-8 replaced. */
+void report_md_escape(FILE *out, const char *s);
+
+/* Renderers: write the whole report to out; false (with err) on a write error. */
+bool report_render_html(const report_model *m, FILE *out, dmlc_error *err);
+bool report_render_md(const report_model *m, FILE *out, dmlc_error *err);
+bool report_render_junit(const report_model *m, FILE *out, dmlc_error *err);
+
+#endif
