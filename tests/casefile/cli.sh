@@ -1,0 +1,122 @@
+#!/bin/sh
+# cli.sh: `dmlcheck exec` and `dmlcheck validate` seen from outside: exit codes, the JSON
+# line on stdout, mismatch messages and their replay lines, help texts, and (when meson passes
+# VALGRIND, i.e. in a build without sanitizers) the CLI under valgrind on the whole corpus.
+# Usage: cli.sh DMLCHECK DATA_DIR CORPUS_DIR.  Prints TAP.
+set -u
+dmlcheck=$1 data=$2 corpus=$3
+tmp=${TMPDIR:-/tmp}/dmlcheck-cli.$$
+mkdir -p "$tmp" || exit 2
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+# run ARGS...: runs dmlcheck, leaving stdout, stderr and the exit code in $tmp.
+run() {
+    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+}
+
+# check NAME CONDITION...: one TAP line; on failure shows what dmlcheck printed.
+check() {
+    name=$1
+    shift
+    n=$((n + 1))
+    if "$@"; then
+        echo "ok $n - $name"
+    else
+        failed=$((failed + 1))
+        echo "not ok $n - $name"
+        sed 's/^/# stdout: /' "$tmp/out"
+        sed 's/^/# stderr: /' "$tmp/err"
+        echo "# exit code: $(cat "$tmp/rc")"
+    fi
+}
+
+rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
+out_is() { [ "$(cat "$tmp/out")" = "$1" ]; }
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+out_has() { grep -qF -- "$1" "$tmp/out"; }
+
+spec1=$corpus/argmax/argmax_spec_example1_columns.json
+
+run exec "$spec1"
+check exec_spec_example_prints_outputs_and_exits_0 \
+    eval 'rc_is 0 && out_is "{\"output\": [1, 2, 1]}"'
+
+run exec "$data/argmax_wrong_expected.json"
+check exec_wrong_expected_exits_1_naming_element_and_replay \
+    eval 'rc_is 1 && err_has "output[0,1] (logical element 1): expected 0, got 2" \
+          && err_has "replay: dmlcheck exec --backend reference $data/argmax_wrong_expected.json"'
+
+run exec "$data/argmax_tie_wrong_expected.json"
+check exec_tie_mismatch_shows_both_input_values \
+    eval 'rc_is 1 && err_has "expected index 4 -> input[4] = 0x1.8p+1 (0x40400000)" \
+          && err_has "got index 0 -> input[0] = 0x1.8p+1 (0x40400000)" && err_has "tie-rule"'
+
+run exec --nan-policy propagate "$data/argmax_wrong_expected.json"
+check exec_replay_keeps_options \
+    eval 'rc_is 1 && err_has "replay: dmlcheck exec --backend reference --nan-policy propagate"'
+
+run exec "$spec1" "$data/argmax_wrong_expected.json" "$spec1"
+check exec_several_files_one_line_each_worst_exit \
+    eval 'rc_is 1 && [ "$(wc -l <"$tmp/out")" -eq 3 ]'
+
+run exec "$data/argmax_invalid_output_size.json"
+check exec_invalid_case_exits_2_with_validator_message \
+    eval 'rc_is 2 && err_has "OutputTensor.Sizes[0] is 3 but axis 0 is reduced" && err_has "replay: dmlcheck exec"'
+
+run exec "$data/malformed.json"
+check exec_malformed_json_exits_2_with_line_and_column \
+    eval 'rc_is 2 && err_has "malformed.json: line 2, column" && err_has "replay: dmlcheck exec"'
+
+run exec "$data/no_such_file.json"
+check exec_missing_file_exits_2 eval 'rc_is 2 && err_has "cannot open"'
+
+run exec --nan-policy sometimes "$spec1"
+check exec_bad_option_value_exits_2 eval 'rc_is 2 && err_has "--nan-policy must be ignore or propagate"'
+
+run exec --backend no_such_backend "$spec1"
+check exec_unknown_backend_exits_2 eval 'rc_is 2 && err_has "unknown backend"'
+
+run exec
+check exec_without_files_exits_2_with_usage eval 'rc_is 2 && err_has "usage: dmlcheck exec"'
+
+run exec --help
+check exec_help_exits_0 eval 'rc_is 0 && out_has "usage: dmlcheck exec" && out_has "--nan-policy"'
+
+run validate "$spec1"
+check validate_valid_case_prints_its_level eval 'rc_is 0 && out_is "$spec1: valid at 3_0"'
+
+run validate "$data/argmax_invalid_output_size.json"
+check validate_invalid_case_exits_2_with_validator_message \
+    eval 'rc_is 2 && err_has "OutputTensor.Sizes[0] is 3 but axis 0 is reduced, so it must be 1" \
+          && err_has "replay: dmlcheck validate"'
+
+run validate --feature-level 2_1 "$spec1"
+check validate_feature_level_below_introduction_exits_2 \
+    eval 'rc_is 2 && err_has "invalid at 2_1" && err_has "replay: dmlcheck validate --feature-level 2_1"'
+
+run validate --feature-level 5_0 "$spec1"
+check validate_feature_level_option_overrides_file eval 'rc_is 0 && out_is "$spec1: valid at 5_0"'
+
+run validate "$data/malformed.json"
+check validate_malformed_json_exits_2 eval 'rc_is 2 && err_has "line 2, column"'
+
+run validate --help
+check validate_help_exits_0 eval 'rc_is 0 && out_has "usage: dmlcheck validate"'
+
+# Under valgrind: every corpus file, and the error paths.
+if [ -n "${VALGRIND:-}" ]; then
+    vg="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q"
+    $vg "$dmlcheck" exec "$corpus"/*/*.json >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check exec_corpus_valgrind_clean rc_is 0
+    $vg "$dmlcheck" exec "$data"/*.json >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check exec_error_paths_valgrind_clean rc_is 2
+else
+    n=$((n + 1)); echo "ok $n - exec_corpus_valgrind_clean # SKIP no valgrind, or a sanitizer build"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
