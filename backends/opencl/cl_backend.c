@@ -1,0 +1,454 @@
+/*
+ * cl_backend.c: the OpenCL backend (backend_vtable opencl_backend).
+ *
+ * Opening picks a device (cl_device.c), creates one context and in-order queue, and builds
+ * the program once (cl_program.c, with its on-disk binary cache); the kernel objects live
+ * as long as the backend.  A run then costs one write, one or two kernel launches and one
+ * read, whatever the case:
+ *
+ *   arena = [ parameter block | input | guard | output | guard | indices | guard ] [scratch]
+ *           '------------------------- the image ----------------------------'
+ *
+ * The host builds the image (parameters, the input bytes, CASE_CANARY_BYTE everywhere else),
+ * writes it, runs the kernels and reads the image back.  Every byte outside the output and
+ * indices buffers must read back as written: a changed guard or parameter byte is
+ * RUN_OUT_OF_BOUNDS_WRITE, a changed input byte RUN_INPUT_MODIFIED (both checks are memcmp
+ * over bytes already read, so they cost no transfer of their own).  The output buffers
+ * start as canaries too, so bytes the kernels leave alone come back as the harness's own
+ * canary.  The arena and the host images grow geometrically and are reused across runs;
+ * kernel arguments are set only when the arena is reallocated.
+ *
+ * A device without CL_FP_DENORM is reported as flushing denormals, and its runs judge fp32
+ * denormals as flushed (exec_options.flush_denormals), which is the answer the harness
+ * holds such a device to (SEMANTICS D6).  The kernels themselves compare raw bits, so on
+ * every other device they are exact.
+ */
+#include "cl_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <CL/cl.h>
+
+#include "cl_device.h"
+#include "cl_error.h"
+#include "cl_program.h"
+
+/* Canary bytes around each output buffer: catches any write past the end by a few
+ * elements; every other stray write lands in some checked byte of the image as well. */
+#define GUARD_BYTES 256
+/* Default work-group size: a multiple of every common SIMD width, small enough for any
+ * device's CL_KERNEL_WORK_GROUP_SIZE. */
+#define DEFAULT_LOCAL_SIZE 64
+
+static const char *const kernel_names[CL_KERNEL_COUNT] = {
+#define X(id, name) #name,
+    CL_KERNELS(X)
+#undef X
+};
+
+struct backend {
+    cl_device_entry dev;
+    bool flushes_denormals;
+    size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernels[CL_KERNEL_COUNT];
+    size_t kernel_work_group[CL_KERNEL_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE */
+    cl_mem arena;
+    uint64_t arena_capacity;
+    uint8_t *image_in, *image_out; /* what was written, what was read back */
+    uint64_t image_capacity;
+    cl_tuning tuning;
+    cl_open_stats stats;
+};
+
+/* Byte ranges of one run's arena. */
+typedef struct arena_layout {
+    uint64_t in_offset, in_bytes;
+    uint64_t out_offset, out_bytes;
+    uint64_t idx_offset, idx_bytes; /* idx_bytes 0: no indices tensor */
+    uint64_t image_bytes;           /* transferred: everything before the scratch */
+    uint64_t scratch_offset;
+    uint64_t total_bytes;
+} arena_layout;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + CLP_ALIGN - 1) / CLP_ALIGN * CLP_ALIGN;
+}
+
+static void layout_compute(arena_layout *l, const dml_case *c, const case_outputs *out,
+                           uint64_t scratch_bytes)
+{
+    l->in_offset = align_up(CLP_WORDS * sizeof(uint64_t));
+    l->in_bytes = case_tensor_bytes(&c->input);
+    l->out_offset = align_up(l->in_offset + l->in_bytes + GUARD_BYTES);
+    l->out_bytes = out->output_bytes;
+    uint64_t end = l->out_offset + l->out_bytes;
+    l->idx_offset = 0;
+    l->idx_bytes = 0;
+    if (c->indices.present && out->indices) {
+        l->idx_offset = align_up(end + GUARD_BYTES);
+        l->idx_bytes = out->indices_bytes;
+        end = l->idx_offset + l->idx_bytes;
+    }
+    l->image_bytes = align_up(end + GUARD_BYTES);
+    l->scratch_offset = l->image_bytes;
+    l->total_bytes = l->scratch_offset + align_up(scratch_bytes);
+}
+
+/* ---- opening and closing ---- */
+
+static void release_all(backend *b)
+{
+    for (int k = 0; k < CL_KERNEL_COUNT; k++)
+        if (b->kernels[k])
+            clReleaseKernel(b->kernels[k]);
+    if (b->arena)
+        clReleaseMemObject(b->arena);
+    if (b->program)
+        clReleaseProgram(b->program);
+    if (b->queue)
+        clReleaseCommandQueue(b->queue);
+    if (b->context)
+        clReleaseContext(b->context);
+    free(b->image_in);
+    free(b->image_out);
+    free(b);
+}
+
+/* Checks what the kernels rely on: 64-bit integers and the host's byte order. */
+static bool device_usable(backend *b, dmlc_error *err)
+{
+    if (!b->dev.int64)
+        return err_set(err, "device '%s' (%s) has no 64-bit integers in kernels (embedded "
+                            "profile without cles_khr_int64); the OpenCL backend needs them",
+                       b->dev.name, b->dev.profile);
+    cl_bool little = CL_FALSE;
+    cl_int rc = clGetDeviceInfo(b->dev.device, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little,
+                                NULL);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clGetDeviceInfo(CL_DEVICE_ENDIAN_LITTLE)", rc);
+    if (!little)
+        return err_set(err, "device '%s' is big-endian; the OpenCL backend moves raw bits "
+                            "in the host's (little-endian) byte order", b->dev.name);
+    size_t sizes[3] = { 0 };
+    rc = clGetDeviceInfo(b->dev.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL);
+    if (rc != CL_SUCCESS && rc != CL_INVALID_VALUE)
+        return cl_fail(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", rc);
+    b->max_item_size = sizes[0] ? sizes[0] : 1;
+    return true;
+}
+
+static bool open_device(backend *b, const char *selector, dmlc_error *err)
+{
+    cl_device_list list;
+    if (!cl_devices_list(&list, err))
+        return false;
+    size_t index;
+    bool ok = cl_devices_select(&list, selector, &index, err);
+    if (ok)
+        b->dev = list.items[index];
+    cl_devices_free(&list);
+    if (!ok || !device_usable(b, err))
+        return false;
+    b->flushes_denormals = !(b->dev.fp_config & CL_FP_DENORM);
+
+    cl_int rc;
+    cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)b->dev.platform,
+                                      0 };
+    b->context = clCreateContext(props, 1, &b->dev.device, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateContext", rc);
+    b->queue = clCreateCommandQueue(b->context, b->dev.device, 0, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateCommandQueue", rc);
+    return true;
+}
+
+static bool open_program(backend *b, const char *build_options, dmlc_error *err)
+{
+    cl_program_result res;
+    if (!cl_program_build(b->context, &b->dev, build_options, &res, err))
+        return false;
+    b->program = res.program;
+    b->stats.program_from_cache = res.from_cache;
+    b->stats.program_saved = res.saved;
+    snprintf(b->stats.cache_path, sizeof b->stats.cache_path, "%s", res.cache_path);
+    for (int k = 0; k < CL_KERNEL_COUNT; k++) {
+        cl_int rc;
+        b->kernels[k] = clCreateKernel(b->program, kernel_names[k], &rc);
+        if (rc != CL_SUCCESS)
+            return cl_fail(err, "clCreateKernel", rc) || err_prefix(err, "%s", kernel_names[k]);
+        rc = clGetKernelWorkGroupInfo(b->kernels[k], b->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof b->kernel_work_group[k], &b->kernel_work_group[k],
+                                      NULL);
+        if (rc != CL_SUCCESS)
+            return cl_fail(err, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)", rc);
+    }
+    return true;
+}
+
+backend *cl_backend_open(const cl_open_options *options, dmlc_error *err)
+{
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        err_set(err, "out of memory opening the OpenCL backend");
+        return NULL;
+    }
+    double t0 = now_seconds();
+    if (!open_device(b, options->device, err)) {
+        release_all(b);
+        return NULL;
+    }
+    double t1 = now_seconds();
+    if (!open_program(b, options->build_options, err)) {
+        err_prefix(err, "OpenCL device '%s'", b->dev.name);
+        release_all(b);
+        return NULL;
+    }
+    b->stats.context_seconds = t1 - t0;
+    b->stats.program_seconds = now_seconds() - t1;
+    return b;
+}
+
+void cl_backend_set_tuning(backend *b, const cl_tuning *tuning)
+{
+    b->tuning = *tuning;
+}
+
+const cl_open_stats *cl_backend_open_stats(const backend *b)
+{
+    return &b->stats;
+}
+
+static backend *opencl_open(const char *device, dmlc_error *err)
+{
+    cl_open_options options = { .device = device, .build_options = NULL };
+    return cl_backend_open(&options, err);
+}
+
+static void opencl_close(backend *b)
+{
+    if (b) {
+        clFinish(b->queue);
+        release_all(b);
+    }
+}
+
+static void opencl_info(backend *b, backend_info *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->platform, sizeof info->platform, "%s", b->dev.platform_name);
+    snprintf(info->device, sizeof info->device, "%s", b->dev.name);
+    snprintf(info->driver, sizeof info->driver, "%s", b->dev.driver);
+    snprintf(info->c_version, sizeof info->c_version, "%s", b->dev.c_version);
+    cl_fp_config_str(b->dev.fp_config, info->fp_config, sizeof info->fp_config);
+    info->flushes_denormals = b->flushes_denormals;
+}
+
+/* ---- one run ---- */
+
+/* Grows the arena and the host images to fit layout l. */
+static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
+{
+    if (l->image_bytes > b->image_capacity) {
+        uint64_t want = l->image_bytes > 2 * b->image_capacity ? l->image_bytes
+                                                               : 2 * b->image_capacity;
+        uint8_t *in = realloc(b->image_in, want), *out = in ? realloc(b->image_out, want) : NULL;
+        if (in)
+            b->image_in = in;
+        if (out)
+            b->image_out = out;
+        if (!in || !out)
+            return err_set(err, "out of host memory for a %llu-byte transfer image",
+                           (unsigned long long)want);
+        b->image_capacity = want;
+    }
+    if (l->total_bytes <= b->arena_capacity)
+        return true;
+    uint64_t want = l->total_bytes > 2 * b->arena_capacity ? l->total_bytes
+                                                           : 2 * b->arena_capacity;
+    if (want > b->dev.max_alloc)
+        want = l->total_bytes;
+    if (b->arena) {
+        clReleaseMemObject(b->arena);
+        b->arena = NULL;
+        b->arena_capacity = 0;
+    }
+    cl_int rc;
+    b->arena = clCreateBuffer(b->context, CL_MEM_READ_WRITE, want, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateBuffer", rc)
+               || err_prefix(err, "device buffer of %llu bytes", (unsigned long long)want);
+    b->arena_capacity = want;
+    for (int k = 0; k < CL_KERNEL_COUNT; k++)
+        if ((rc = clSetKernelArg(b->kernels[k], 0, sizeof b->arena, &b->arena)) != CL_SUCCESS)
+            return cl_fail(err, "clSetKernelArg", rc);
+    return true;
+}
+
+/* The image as written: parameters, input bytes, canaries everywhere else. */
+static void image_build(backend *b, const arena_layout *l, const cl_plan *plan,
+                        const dml_case *c)
+{
+    uint8_t *img = b->image_in;
+    memcpy(img, plan->params, sizeof plan->params);
+    memset(img + sizeof plan->params, CASE_CANARY_BYTE, l->in_offset - sizeof plan->params);
+    memcpy(img + l->in_offset, c->input_data, l->in_bytes);
+    uint64_t in_end = l->in_offset + l->in_bytes;
+    memset(img + in_end, CASE_CANARY_BYTE, l->image_bytes - in_end);
+}
+
+/* Offset of the first byte in [begin, end) where the two images differ, or end. */
+static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t begin,
+                                 uint64_t end)
+{
+    if (end <= begin || !memcmp(a + begin, b + begin, end - begin))
+        return end;
+    while (a[begin] == b[begin])
+        begin++;
+    return begin;
+}
+
+/* Every byte outside the output buffers must read back as written. */
+static run_status image_check(const backend *b, const arena_layout *l, dmlc_error *err)
+{
+    const uint8_t *was = b->image_in, *now = b->image_out;
+    uint64_t out_end = l->out_offset + l->out_bytes;
+    struct {
+        uint64_t begin, end;
+        const char *what;
+        uint64_t origin; /* offsets are reported relative to this */
+    } guards[] = {
+        { 0, l->in_offset, "the parameter block", 0 },
+        { l->in_offset + l->in_bytes, l->out_offset, "the guard band before the output buffer",
+          l->out_offset },
+        { out_end, l->idx_bytes ? l->idx_offset : l->image_bytes,
+          "the guard band after the output buffer", out_end },
+        { l->idx_offset + l->idx_bytes, l->idx_bytes ? l->image_bytes : 0,
+          "the guard band after the indices buffer", l->idx_offset + l->idx_bytes },
+    };
+    for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++) {
+        uint64_t at = first_difference(was, now, guards[g].begin, guards[g].end);
+        if (at < guards[g].end) {
+            err_set(err, "out-of-bounds write: %s changed at byte %+lld from its start "
+                         "(0x%02x became 0x%02x)", guards[g].what,
+                    (long long)(at - guards[g].origin), was[at], now[at]);
+            return RUN_OUT_OF_BOUNDS_WRITE;
+        }
+    }
+    uint64_t in_end = l->in_offset + l->in_bytes;
+    uint64_t at = first_difference(was, now, l->in_offset, in_end);
+    if (at < in_end) {
+        err_set(err, "the input buffer changed during the run: byte %llu was 0x%02x, now 0x%02x",
+                (unsigned long long)(at - l->in_offset), was[at], now[at]);
+        return RUN_INPUT_MODIFIED;
+    }
+    return RUN_OK;
+}
+
+/* Work-group size for kernel k: the tuning's, else DEFAULT_LOCAL_SIZE, within the limits
+ * of the kernel and the device. */
+static size_t local_size(const backend *b, cl_kernel_id k)
+{
+    size_t want = b->tuning.local_size ? (size_t)b->tuning.local_size : DEFAULT_LOCAL_SIZE;
+    if (want > b->kernel_work_group[k])
+        want = b->kernel_work_group[k];
+    if (want > b->max_item_size)
+        want = b->max_item_size;
+    return want ? want : 1;
+}
+
+static bool enqueue_plan(backend *b, const cl_plan *plan, dmlc_error *err)
+{
+    for (unsigned i = 0; i < plan->launch_count; i++) {
+        cl_kernel_id k = plan->launches[i].kernel;
+        size_t local = local_size(b, k);
+        size_t global = (size_t)((plan->launches[i].work_items + local - 1) / local * local);
+        cl_int rc = clEnqueueNDRangeKernel(b->queue, b->kernels[k], 1, NULL, &global, &local, 0,
+                                           NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cl_fail(err, "clEnqueueNDRangeKernel", rc)
+                   || err_prefix(err, "kernel %s, %zu work-items in groups of %zu",
+                                 kernel_names[k], global, local);
+    }
+    return true;
+}
+
+static run_status opencl_run(backend *b, const dml_case *c, const exec_options *opt,
+                             case_outputs *out, dmlc_error *err)
+{
+    exec_options effective = *opt;
+    if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
+        effective.flush_denormals = true;
+    cl_plan plan;
+    if (op_is_arg_reduce(c->op))
+        cl_plan_arg_reduce(&plan, c, &effective, &b->tuning);
+    else
+        cl_plan_max_pooling2(&plan, c, &effective);
+    if (!out->indices)
+        plan.params[CLP_IDX_BYTES] = 0;
+
+    arena_layout l;
+    layout_compute(&l, c, out, plan.scratch_bytes);
+    if (l.total_bytes > b->dev.max_alloc) {
+        err_set(err, "case needs a %llu-byte device buffer (input %llu, outputs %llu, scratch "
+                     "%llu) but CL_DEVICE_MAX_MEM_ALLOC_SIZE of '%s' is %llu",
+                (unsigned long long)l.total_bytes, (unsigned long long)l.in_bytes,
+                (unsigned long long)(l.out_bytes + l.idx_bytes),
+                (unsigned long long)plan.scratch_bytes, b->dev.name,
+                (unsigned long long)b->dev.max_alloc);
+        return RUN_UNSUPPORTED;
+    }
+    if (!ensure_capacity(b, &l, err))
+        return RUN_BACKEND_ERROR;
+    plan.params[CLP_IN_OFFSET] = l.in_offset;
+    plan.params[CLP_OUT_OFFSET] = l.out_offset;
+    plan.params[CLP_IDX_OFFSET] = l.idx_offset;
+    plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
+    image_build(b, &l, &plan, c);
+
+    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l.image_bytes, b->image_in,
+                                     0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        clFinish(b->queue);
+        cl_fail(err, "clEnqueueWriteBuffer", rc);
+        return RUN_BACKEND_ERROR;
+    }
+    if (!enqueue_plan(b, &plan, err)) {
+        clFinish(b->queue);
+        return RUN_BACKEND_ERROR;
+    }
+    rc = clEnqueueReadBuffer(b->queue, b->arena, CL_TRUE, 0, l.image_bytes, b->image_out, 0,
+                             NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        clFinish(b->queue);
+        cl_fail(err, "clEnqueueReadBuffer", rc);
+        return RUN_BACKEND_ERROR;
+    }
+    memcpy(out->output, b->image_out + l.out_offset, l.out_bytes);
+    if (l.idx_bytes)
+        memcpy(out->indices, b->image_out + l.idx_offset, l.idx_bytes);
+    return image_check(b, &l, err);
+}
+
+const backend_vtable opencl_backend = {
+    .name = "opencl",
+    .summary = "OpenCL 1.2 kernels on a device the ICD loader finds (--device P:D or NAME)",
+    .open = opencl_open,
+    .run = opencl_run,
+    .info = opencl_info,
+    .close = opencl_close,
+};

@@ -1,0 +1,49 @@
+/*
+ * cl_max_pooling2.c: plans MAX_POOLING2 for max_pooling2.cl.  A 4-D case {N, C, H, W}
+ * becomes 5-D {N, C, 1, H, W} with a depth window of 1, stride 1, no padding, dilation 1,
+ * exactly as the reference pools it, so one kernel serves both ranks.
+ */
+#include "cl_plan.h"
+
+/* Copies a 4-D or 5-D view into 5-D form (depth 1, stride 0 when the case is 4-D). */
+static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
+{
+    unsigned skip = v->rank == 4 ? 1 : 0;
+    sizes[2] = 1;
+    strides[2] = 0;
+    for (unsigned i = 0; i < v->rank; i++) {
+        unsigned j = i < 2 ? i : i + skip;
+        sizes[j] = v->sizes[i];
+        strides[j] = v->strides[i];
+    }
+}
+
+void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt)
+{
+    cl_plan_common(plan, c, opt, false);
+    uint64_t *p = plan->params;
+    tensor_view in, out, idx;
+    case_tensor_view(&c->input, &in);
+    case_tensor_view(&c->output, &out);
+    as_5d(&in, &p[CLP_MP_IN_SIZE], &p[CLP_MP_IN_STRIDE]);
+    as_5d(&out, &p[CLP_MP_OUT_SIZE], &p[CLP_MP_OUT_STRIDE]);
+    if (c->indices.present) {
+        uint64_t idx_sizes[5];
+        case_tensor_view(&c->indices, &idx);
+        as_5d(&idx, idx_sizes, &p[CLP_MP_IDX_STRIDE]);
+    }
+    unsigned first = 3 - c->spatial_count; /* 1 for 4-D: depth is the unit axis */
+    for (unsigned s = 0; s < 3; s++) {
+        bool real = s >= first;
+        unsigned k = s - first;
+        p[CLP_MP_STRIDE + s] = real ? c->pool_strides[k] : 1;
+        p[CLP_MP_WINDOW + s] = real ? c->window[k] : 1;
+        p[CLP_MP_START_PAD + s] = real ? c->start_padding[k] : 0;
+        p[CLP_MP_DILATION + s] = real ? c->dilations[k] : 1;
+    }
+    p[CLP_MP_OUT_COUNT] = out.elements;
+    plan->scratch_bytes = 0;
+    plan->launch_count = 1;
+    plan->launches[0].kernel = CL_KERNEL_MAX_POOLING2;
+    plan->launches[0].work_items = out.elements;
+}

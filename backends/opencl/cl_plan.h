@@ -1,0 +1,54 @@
+/*
+ * cl_plan.h: how one case runs on the device: the parameter block (cl_params.h), the
+ * scratch space it needs and the kernels to enqueue, in order.  Planning is pure host
+ * arithmetic on a validated case; cl_backend.c then lays out the arena, fills in the
+ * CLP_*_OFFSET words and enqueues.  One planner per operator family:
+ * cl_arg_reduce.c (ARGMIN, ARGMAX) and cl_max_pooling2.c.
+ */
+#ifndef DMLCHECK_CL_PLAN_H
+#define DMLCHECK_CL_PLAN_H
+
+#include <stdint.h>
+
+#include "case.h"
+#include "cl_params.h"
+
+/* Every kernel of the program, with its name in the .cl files. */
+#define CL_KERNELS(X) X(ARG_REDUCE, arg_reduce) X(ARG_REDUCE_COMBINE, arg_reduce_combine) \
+    X(MAX_POOLING2, max_pooling2)
+
+typedef enum cl_kernel_id {
+#define X(id, name) CL_KERNEL_##id,
+    CL_KERNELS(X)
+#undef X
+    CL_KERNEL_COUNT
+} cl_kernel_id;
+
+/* Knobs the tests turn to prove the answer does not depend on them; 0 means automatic. */
+typedef struct cl_tuning {
+    uint64_t local_size;   /* work-group size of every launch */
+    uint64_t split;        /* ARGMIN/ARGMAX work-items per output (S) */
+    uint64_t target_items; /* work-items to aim for when splitting long reductions */
+} cl_tuning;
+
+#define CL_PLAN_MAX_LAUNCHES 2
+
+typedef struct cl_plan {
+    uint64_t params[CLP_WORDS];
+    uint64_t scratch_bytes;
+    unsigned launch_count;
+    struct {
+        cl_kernel_id kernel;
+        uint64_t work_items;
+    } launches[CL_PLAN_MAX_LAUNCHES];
+} cl_plan;
+
+/* The words every operator shares (type, output element sizes, NaN key, orientation,
+ * flushing); the arena offsets are left for the backend. */
+void cl_plan_common(cl_plan *plan, const dml_case *c, const exec_options *opt, bool minimize);
+
+void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
+                        const cl_tuning *tuning);
+void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt);
+
+#endif
