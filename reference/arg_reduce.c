@@ -115,22 +115,48 @@ static void plan_build(const dml_case *c, arg_plan *plan)
     plan_coalesce(plan);
 }
 
-/* The float scan for one orientation and tie direction (constants after inlining).  Takes
- * an element when it beats the best so far or is a NaN ("!(v <= best)" is true for both);
- * a NaN aborts the scan.  From -inf (+inf for ARGMIN) with strict comparison, an all-(-inf)
+/* Does v beat best in the float scan?  True for a better value and for a NaN
+ * ("!(v <= best)" holds for both), so a NaN is always noticed. */
+static inline __attribute__((always_inline)) bool
+f32_takes(float v, float best, bool minimize, bool later_wins)
+{
+    return minimize ? (later_wins ? !(v > best) : !(v >= best))
+                    : (later_wins ? !(v < best) : !(v <= best));
+}
+
+/* The float scan for one orientation and tie direction (constants after inlining).  Blocks
+ * of F32_BLOCK elements are first tested as a whole, a fixed-length loop the compiler turns
+ * into vector compares; only a block holding a winner or a NaN is walked element by element.
+ * A NaN aborts the scan.  From -inf (+inf for ARGMIN) with strict comparison, an all-(-inf)
  * run selects nothing, which also aborts: both cases go to the exact path. */
+#define F32_BLOCK 16
 static inline __attribute__((always_inline)) bool
 f32_scan(const uint8_t *p, uint64_t n, uint64_t stride, bool minimize, bool later_wins,
          uint64_t *best_i)
 {
     float best = minimize ? INFINITY : -INFINITY;
-    uint64_t chosen = UINT64_MAX;
-    for (uint64_t i = 0; i < n; i++) {
+    uint64_t chosen = UINT64_MAX, i = 0;
+    if (stride == sizeof(float))
+        for (; i + F32_BLOCK <= n; i += F32_BLOCK) {
+            float block[F32_BLOCK];
+            memcpy(block, p + i * sizeof(float), sizeof block);
+            unsigned any = 0;
+            for (unsigned k = 0; k < F32_BLOCK; k++)
+                any |= f32_takes(block[k], best, minimize, later_wins);
+            if (__builtin_expect(!any, 1))
+                continue;
+            for (unsigned k = 0; k < F32_BLOCK; k++)
+                if (f32_takes(block[k], best, minimize, later_wins)) {
+                    if (isnan(block[k]))
+                        return false;
+                    best = block[k];
+                    chosen = i + k;
+                }
+        }
+    for (; i < n; i++) {
         float v;
         memcpy(&v, p + i * stride, 4);
-        bool take = minimize ? (later_wins ? !(v > best) : !(v >= best))
-                             : (later_wins ? !(v < best) : !(v <= best));
-        if (__builtin_expect(take, 0)) {
+        if (f32_takes(v, best, minimize, later_wins)) {
             if (isnan(v))
                 return false;
             best = v;

@@ -1,7 +1,7 @@
 /*
- * keys.c: one plain loop per data type turning elements into order keys.  Each loop reads
- * through memcpy (inputs may be unaligned) and applies exactly one order.h key function,
- * then order_final_key for orientation and NaN (SEMANTICS D3-D6 live there, not here).
+ * keys.c: one plain loop per data type turning elements into order keys.  Each reads through
+ * memcpy (inputs may be unaligned) and applies exactly one order.h key function, then
+ * order_final_key for orientation and NaN (SEMANTICS D3-D6 live there, not here).
  */
 #include "keys.h"
 
@@ -16,148 +16,191 @@ void key_rule_init(key_rule *rule, bool minimize, const exec_options *opt)
     rule->flush_f32_denormals = opt->flush_denormals;
 }
 
-static bool keys_f32(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
-                     int64_t *keys)
+/* The key of one element, and whether it is a NaN: one function per data type, each
+ * applying exactly one order.h key function. */
+typedef int64_t (*key_of_fn)(const uint8_t *p, const key_rule *rule, bool *is_nan);
+
+static inline int64_t key_of_f32(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint32_t bits;
+    memcpy(&bits, p, 4);
+    *is_nan = order_f32_is_nan(bits);
+    return order_final_key(order_key_f32(bits, false), *is_nan, rule->orient_mask, rule->nan_key);
+}
+
+/* SEMANTICS D6: float32 with denormals judged as signed zeros. */
+static inline int64_t key_of_f32_flushed(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint32_t bits;
+    memcpy(&bits, p, 4);
+    *is_nan = order_f32_is_nan(bits);
+    return order_final_key(order_key_f32(bits, true), *is_nan, rule->orient_mask, rule->nan_key);
+}
+
+static inline int64_t key_of_f16(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    *is_nan = order_f16_is_nan(bits);
+    return order_final_key(order_key_f16(bits), *is_nan, rule->orient_mask, rule->nan_key);
+}
+
+/* FLOAT64 is in dtypes.def although no operator here accepts it; keyed the same way. */
+static inline int64_t key_of_f64(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint64_t bits;
+    memcpy(&bits, p, 8);
+    int64_t magnitude = (int64_t)(bits & 0x7fffffffffffffffull);
+    *is_nan = magnitude > 0x7ff0000000000000ll;
+    int64_t key = (bits >> 63) ? -magnitude : magnitude;
+    return order_final_key(key, *is_nan, rule->orient_mask, rule->nan_key);
+}
+
+static inline int64_t key_of_i8(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    *is_nan = false;
+    return order_key_signed((int8_t)p[0]) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_i16(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    int16_t v;
+    memcpy(&v, p, 2);
+    *is_nan = false;
+    return order_key_signed(v) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_i32(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    *is_nan = false;
+    return order_key_signed(v) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_i64(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    int64_t v;
+    memcpy(&v, p, 8);
+    *is_nan = false;
+    return order_key_signed(v) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_u8(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    *is_nan = false;
+    return order_key_unsigned(p[0]) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_u16(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    *is_nan = false;
+    return order_key_unsigned(v) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_u32(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    *is_nan = false;
+    return order_key_unsigned(v) ^ rule->orient_mask;
+}
+
+static inline int64_t key_of_u64(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    *is_nan = false;
+    return order_key_unsigned(v) ^ rule->orient_mask;
+}
+
+/* The loop every converter shares; key_of and size are constants once inlined into the
+ * typed converters below, so each of them is a plain typed loop with no call inside. */
+static inline __attribute__((always_inline)) bool
+keys_loop(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule, int64_t *keys,
+          key_of_fn key_of)
 {
     bool any_nan = false;
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, p + i * stride, 4);
-        bool is_nan = order_f32_is_nan(bits);
+        bool is_nan;
+        keys[i] = key_of(p + i * stride, rule, &is_nan);
         any_nan |= is_nan;
-        keys[i] = order_final_key(order_key_f32(bits, false), is_nan, rule->orient_mask,
-                                  rule->nan_key);
     }
     return any_nan;
 }
 
-/* SEMANTICS D6: the same loop with fp32 denormals judged as signed zeros. */
+static bool keys_f32(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
+                     int64_t *keys)
+{
+    return keys_loop(p, n, stride, rule, keys, key_of_f32);
+}
+
 static bool keys_f32_flushed(const uint8_t *p, uint64_t n, uint64_t stride,
                              const key_rule *rule, int64_t *keys)
 {
-    bool any_nan = false;
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, p + i * stride, 4);
-        bool is_nan = order_f32_is_nan(bits);
-        any_nan |= is_nan;
-        keys[i] = order_final_key(order_key_f32(bits, true), is_nan, rule->orient_mask,
-                                  rule->nan_key);
-    }
-    return any_nan;
+    return keys_loop(p, n, stride, rule, keys, key_of_f32_flushed);
 }
 
 static bool keys_f16(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    bool any_nan = false;
-    for (uint64_t i = 0; i < n; i++) {
-        uint16_t bits;
-        memcpy(&bits, p + i * stride, 2);
-        bool is_nan = order_f16_is_nan(bits);
-        any_nan |= is_nan;
-        keys[i] = order_final_key(order_key_f16(bits), is_nan, rule->orient_mask, rule->nan_key);
-    }
-    return any_nan;
+    return keys_loop(p, n, stride, rule, keys, key_of_f16);
 }
 
-/* FLOAT64 is in dtypes.def although no operator here accepts it; keyed the same way. */
 static bool keys_f64(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    bool any_nan = false;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t bits;
-        memcpy(&bits, p + i * stride, 8);
-        int64_t magnitude = (int64_t)(bits & 0x7fffffffffffffffull);
-        bool is_nan = magnitude > 0x7ff0000000000000ll;
-        any_nan |= is_nan;
-        int64_t key = (bits >> 63) ? -magnitude : magnitude;
-        keys[i] = order_final_key(key, is_nan, rule->orient_mask, rule->nan_key);
-    }
-    return any_nan;
+    return keys_loop(p, n, stride, rule, keys, key_of_f64);
 }
 
 static bool keys_i8(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                     int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++)
-        keys[i] = order_key_signed((int8_t)p[i * stride]) ^ rule->orient_mask;
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_i8);
 }
 
 static bool keys_i16(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        int16_t v;
-        memcpy(&v, p + i * stride, 2);
-        keys[i] = order_key_signed(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_i16);
 }
 
 static bool keys_i32(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        int32_t v;
-        memcpy(&v, p + i * stride, 4);
-        keys[i] = order_key_signed(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_i32);
 }
 
 static bool keys_i64(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        int64_t v;
-        memcpy(&v, p + i * stride, 8);
-        keys[i] = order_key_signed(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_i64);
 }
 
 static bool keys_u8(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                     int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++)
-        keys[i] = order_key_unsigned(p[i * stride]) ^ rule->orient_mask;
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_u8);
 }
 
 static bool keys_u16(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        uint16_t v;
-        memcpy(&v, p + i * stride, 2);
-        keys[i] = order_key_unsigned(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_u16);
 }
 
 static bool keys_u32(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t v;
-        memcpy(&v, p + i * stride, 4);
-        keys[i] = order_key_unsigned(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_u32);
 }
 
 static bool keys_u64(const uint8_t *p, uint64_t n, uint64_t stride, const key_rule *rule,
                      int64_t *keys)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t v;
-        memcpy(&v, p + i * stride, 8);
-        keys[i] = order_key_unsigned(v) ^ rule->orient_mask;
-    }
-    return false;
+    return keys_loop(p, n, stride, rule, keys, key_of_u64);
 }
 
 key_convert_fn key_converter(DML_TENSOR_DATA_TYPE type, const key_rule *rule)
@@ -177,16 +220,4 @@ key_convert_fn key_converter(DML_TENSOR_DATA_TYPE type, const key_rule *rule)
     case DML_TENSOR_DATA_TYPE_UINT64: return keys_u64;
     default: return NULL;
     }
-}
-
-uint64_t key_load_raw(const uint8_t *p, unsigned bytes)
-{
-    uint64_t bits = 0;
-    memcpy(&bits, p, bytes); /* little-endian hosts only, as everywhere in dmlcheck */
-    return bits;
-}
-
-void key_store_raw(uint8_t *p, unsigned bytes, uint64_t bits)
-{
-    memcpy(p, &bits, bytes);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "case.h"
 
@@ -30,9 +31,27 @@ typedef bool (*key_convert_fn)(const uint8_t *p, uint64_t n, uint64_t stride_byt
 /* The converter for a data type under a rule; NULL for UNKNOWN. */
 key_convert_fn key_converter(DML_TENSOR_DATA_TYPE type, const key_rule *rule);
 
-/* Raw bits of one element of `bytes` bytes (1, 2, 4 or 8), zero-extended. */
-uint64_t key_load_raw(const uint8_t *p, unsigned bytes);
-/* Writes the low `bytes` bytes of bits at p. */
-void key_store_raw(uint8_t *p, unsigned bytes, uint64_t bits);
+/* Raw bits of one element of `bytes` bytes (1, 2, 4 or 8), zero-extended.  Inline, with a
+ * fixed-size copy per width, because it runs once per output element. */
+static inline uint64_t key_load_raw(const uint8_t *p, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: return p[0];
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+/* Writes the low `bytes` bytes (1, 2, 4 or 8) of bits at p. */
+static inline void key_store_raw(uint8_t *p, unsigned bytes, uint64_t bits)
+{
+    switch (bytes) {
+    case 1: p[0] = (uint8_t)bits; break;
+    case 2: { uint16_t v = (uint16_t)bits; memcpy(p, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
+    default: memcpy(p, &bits, 8); break;
+    }
+}
 
 #endif

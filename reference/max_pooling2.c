@@ -79,47 +79,63 @@ static void pool_axis_free(pool_axis *a)
     free(a->tap_end);
 }
 
-/* The winner of one window over a key plane of sizes {D,H,W}: its plane position and its
- * coordinates.  found is false when every tap is padding. */
+/* The winner of one window over a key plane of sizes {D,H,W}: its position in the plane
+ * and its byte offset from the plane's first input element.  found is false when every tap
+ * is padding. */
 typedef struct pool_pick {
     bool found, saw_nan;
     uint64_t position;
-    uint64_t d, h, w;
+    uint64_t offset;
 } pool_pick;
 
 static pool_pick pool_window(const int64_t *keys, const pool_axis ax[POOL_AXES],
                              const uint64_t o[POOL_AXES], int64_t nan_key)
 {
-    pool_pick pick = { 0 };
-    int64_t best_key = ORDER_KEY_NONE;
-    uint64_t best_rank = ORDER_TIE_NONE;
-    uint64_t height = ax[1].in_size, width = ax[2].in_size;
     const pool_axis *ad = &ax[0], *ah = &ax[1], *aw = &ax[2];
-    int64_t w0 = aw->first[o[2]];
-    uint64_t w_begin = aw->tap_begin[o[2]], w_end = aw->tap_end[o[2]];
-    for (uint64_t td = ad->tap_begin[o[0]]; td < ad->tap_end[o[0]]; td++) {
+    const uint64_t d_begin = ad->tap_begin[o[0]], d_end = ad->tap_end[o[0]];
+    const uint64_t h_begin = ah->tap_begin[o[1]], h_end = ah->tap_end[o[1]];
+    const uint64_t w_begin = aw->tap_begin[o[2]], w_end = aw->tap_end[o[2]];
+    if (d_begin == d_end || h_begin == h_end || w_begin == w_end)
+        return (pool_pick){ false, false, 0, 0 };
+    const uint64_t height = ah->in_size, width = aw->in_size;
+    const uint64_t w_first = (uint64_t)(aw->first[o[2]] + (int64_t)(w_begin * aw->dilation));
+    const uint64_t w_step = aw->dilation, w_offset_step = aw->dilation * aw->in_stride;
+    const uint64_t w_taps = w_end - w_begin;
+    /* Start from "no candidate" and let the first tap win through order_beats; after it,
+     * taps come in increasing position (row-major scan), so order_beats reduces to "strictly
+     * larger key" (SEMANTICS D3: the smallest flat input index wins among equal maxima).
+     * Winners are selected with conditional moves: random data makes them unpredictable. */
+    int64_t best_key = ORDER_KEY_NONE;
+    uint64_t best_position = ORDER_TIE_NONE, best_offset = 0;
+    bool saw_nan = false, first = true;
+    for (uint64_t td = d_begin; td < d_end; td++) {
         uint64_t d = (uint64_t)(ad->first[o[0]] + (int64_t)(td * ad->dilation));
-        for (uint64_t th = ah->tap_begin[o[1]]; th < ah->tap_end[o[1]]; th++) {
+        for (uint64_t th = h_begin; th < h_end; th++) {
             uint64_t h = (uint64_t)(ah->first[o[1]] + (int64_t)(th * ah->dilation));
-            uint64_t row = (d * height + h) * width;
-            for (uint64_t tw = w_begin; tw < w_end; tw++) {
-                uint64_t w = (uint64_t)(w0 + (int64_t)(tw * aw->dilation));
-                int64_t key = keys[row + w];
-                pick.saw_nan |= key == nan_key;
-                /* SEMANTICS D3: taps come in row-major order, so the rank is the position. */
-                if (order_beats(key, row + w, best_key, best_rank)) {
-                    best_key = key;
-                    best_rank = row + w;
-                    pick.d = d;
-                    pick.h = h;
-                    pick.w = w;
-                }
+            uint64_t position = (d * height + h) * width + w_first;
+            uint64_t offset = d * ad->in_stride + h * ah->in_stride + w_first * aw->in_stride;
+            uint64_t t = 0;
+            if (first) {
+                best_key = keys[position];
+                saw_nan |= best_key == nan_key;
+                best_position = position;
+                best_offset = offset;
+                first = false;
+                t = 1;
+                position += w_step;
+                offset += w_offset_step;
+            }
+            for (; t < w_taps; t++, position += w_step, offset += w_offset_step) {
+                int64_t key = keys[position];
+                saw_nan |= key == nan_key;
+                bool larger = key > best_key;
+                best_key = larger ? key : best_key;
+                best_position = larger ? position : best_position;
+                best_offset = larger ? offset : best_offset;
             }
         }
     }
-    pick.found = best_rank != ORDER_TIE_NONE;
-    pick.position = best_rank;
-    return pick;
+    return (pool_pick){ true, saw_nan, best_position, best_offset };
 }
 
 /* Output strides in elements, as a 5-D view (a 4-D tensor gets a depth of 1). */
@@ -184,9 +200,7 @@ unsigned ref_max_pooling2(const dml_case *c, const exec_options *opt, case_outpu
                         pool_pick pick = pool_window(keys, ax, o, rule.nan_key);
                         uint64_t value, index;
                         if (pick.found) {
-                            value = key_load_raw(base + pick.d * ax[0].in_stride
-                                                 + pick.h * ax[1].in_stride
-                                                 + pick.w * ax[2].in_stride, elem);
+                            value = key_load_raw(base + pick.offset, elem);
                             if (flush) /* SEMANTICS D6: judged as flushed, moved as flushed */
                                 value = float_bits_flush_denormal((uint32_t)value);
                             index = plane_index + pick.position;

@@ -124,7 +124,9 @@ static inline uint64_t order_tie_index(uint64_t rank, bool decreasing, uint64_t 
  * Larger key wins (D3-D6 live in the keys); equal keys fall to the tie rank (D3). */
 static inline bool order_beats(int64_t key, uint64_t rank, int64_t best_key, uint64_t best_rank)
 {
-    return key > best_key || (key == best_key && rank < best_rank);
+    /* Bitwise, not short-circuit: lets callers pick the winner with conditional moves
+     * instead of branches that random data would mispredict. */
+    return (key > best_key) | ((key == best_key) & (rank < best_rank));
 }
 
 #endif
