@@ -1,0 +1,366 @@
+/*
+ * cmd_bench.c: `dmlcheck bench`: times a backend on fixed, large benchmark scenarios and
+ * reports ns per element (ARGMIN/ARGMAX) or per output (MAX_POOLING2) next to the memory read
+ * bandwidth measured in the same run, and whether the reference engine meets its goals
+ * (issue 2).  Registered as a meson benchmark(), never a timed test.
+ *
+ * Structure: a table of scenarios (each builds its case from a fixed seed and states its
+ * goal), bench_backend_case() that times any backend_vtable on a case, and the report.  A
+ * backend other than the reference is timed the same way; goals are only judged for the
+ * reference, since they are the reference's goals.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "case.h"
+#include "dtype.h"
+#include "half.h"
+#include "prng.h"
+
+#define BENCH_SEED 0xbe7c4u
+
+typedef enum bench_unit { BENCH_PER_ELEMENT, BENCH_PER_OUTPUT } bench_unit;
+
+typedef struct bench_scenario {
+    const char *name;
+    const char *summary;
+    void (*build)(dml_case *c, prng *p);
+    bench_unit unit;
+    double goal_ns;            /* goal per unit, single thread, default build */
+    double goal_bandwidth_pct; /* also required: at least this % of read bandwidth, or 0 */
+} bench_scenario;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *bench_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "dmlcheck bench: out of memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
+}
+
+static void tensor_init(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank,
+                        const UINT *sizes, const UINT *strides)
+{
+    memset(t, 0, sizeof *t);
+    t->present = true;
+    t->type = type;
+    t->rank = rank;
+    memcpy(t->sizes, sizes, rank * sizeof *sizes);
+    if (strides) {
+        t->has_strides = true;
+        memcpy(t->strides, strides, rank * sizeof *strides);
+    }
+}
+
+/* Uniform float32 bits in [-1, 1): ties are rare, as in real data. */
+static void fill_f32(dml_case *c, prng *p)
+{
+    uint64_t bytes = case_tensor_bytes(&c->input);
+    c->input_data = bench_alloc(bytes);
+    for (uint64_t i = 0; i < bytes / 4; i++) {
+        float v = (float)((double)(prng_next(p) >> 11) * 0x1p-52 - 1.0);
+        memcpy(c->input_data + i * 4, &v, 4);
+    }
+}
+
+static void fill_f16(dml_case *c, prng *p)
+{
+    uint64_t bytes = case_tensor_bytes(&c->input);
+    c->input_data = bench_alloc(bytes);
+    for (uint64_t i = 0; i < bytes / 2; i++) {
+        uint16_t h = float_to_half((float)((double)(prng_next(p) >> 11) * 0x1p-52 - 1.0));
+        memcpy(c->input_data + i * 2, &h, 2);
+    }
+}
+
+static void arg_case(dml_case *c, DML_TENSOR_DATA_TYPE type, const UINT sizes[2],
+                     const UINT *strides, UINT axis)
+{
+    case_init(c);
+    c->op = OP_ARGMAX;
+    tensor_init(&c->input, type, 2, sizes, strides);
+    UINT out_sizes[2] = { sizes[0], sizes[1] };
+    out_sizes[axis] = 1;
+    tensor_init(&c->output, DML_TENSOR_DATA_TYPE_UINT32, 2, out_sizes, NULL);
+    c->axis_count = 1;
+    c->axes[0] = axis;
+    c->direction = DML_AXIS_DIRECTION_INCREASING;
+    case_link(c);
+}
+
+/* 64 MiB of float32, reduced along the contiguous axis. */
+static void build_argmax_f32_inner(dml_case *c, prng *p)
+{
+    arg_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, (const UINT[]){ 256, 65536 }, NULL, 1);
+    fill_f32(c, p);
+}
+
+/* Reduced along the outer axis: a row of 16384 running bests. */
+static void build_argmax_f32_outer(dml_case *c, prng *p)
+{
+    arg_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, (const UINT[]){ 1024, 16384 }, NULL, 0);
+    fill_f32(c, p);
+}
+
+/* A transposed view: logical {16384, 1024} stored column-major, reduced along axis 1, which
+ * is the outer axis in memory. */
+static void build_argmax_f32_permuted(dml_case *c, prng *p)
+{
+    arg_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, (const UINT[]){ 16384, 1024 },
+             (const UINT[]){ 1, 16384 }, 1);
+    fill_f32(c, p);
+}
+
+static void build_argmax_f16_inner(dml_case *c, prng *p)
+{
+    arg_case(c, DML_TENSOR_DATA_TYPE_FLOAT16, (const UINT[]){ 256, 65536 }, NULL, 1);
+    fill_f16(c, p);
+}
+
+/* ResNet's first pooling: 3x3 window, stride 2, padding 1, with UINT32 indices. */
+static void build_pool_3x3s2p1(dml_case *c, prng *p)
+{
+    const UINT in[4] = { 8, 64, 112, 112 }, out[4] = { 8, 64, 56, 56 };
+    case_init(c);
+    c->op = OP_MAX_POOLING2;
+    tensor_init(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, in, NULL);
+    tensor_init(&c->output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, out, NULL);
+    tensor_init(&c->indices, DML_TENSOR_DATA_TYPE_UINT32, 4, out, NULL);
+    c->spatial_count = 2;
+    for (unsigned s = 0; s < 2; s++) {
+        c->window[s] = 3;
+        c->pool_strides[s] = 2;
+        c->start_padding[s] = 1;
+        c->end_padding[s] = 0;
+        c->dilations[s] = 1;
+    }
+    case_link(c);
+    fill_f32(c, p);
+}
+
+static const bench_scenario scenarios[] = {
+    { "argmax_f32_inner", "ARGMAX float32 {256,65536} over the contiguous axis 1",
+      build_argmax_f32_inner, BENCH_PER_ELEMENT, 0.7, 55.0 },
+    { "argmax_f32_outer", "ARGMAX float32 {1024,16384} over the outer axis 0",
+      build_argmax_f32_outer, BENCH_PER_ELEMENT, 2.0, 0 },
+    { "argmax_f32_permuted", "ARGMAX float32 {16384,1024} strides {1,16384} over axis 1",
+      build_argmax_f32_permuted, BENCH_PER_ELEMENT, 2.0, 0 },
+    { "argmax_f16_inner", "ARGMAX float16 {256,65536} over the contiguous axis 1",
+      build_argmax_f16_inner, BENCH_PER_ELEMENT, 2.5, 0 },
+    { "max_pooling2_3x3s2p1", "MAX_POOLING2 float32 8x64x112x112, 3x3 stride 2 pad 1, indices",
+      build_pool_3x3s2p1, BENCH_PER_OUTPUT, 30.0, 0 },
+};
+#define SCENARIO_COUNT (sizeof scenarios / sizeof scenarios[0])
+
+/* Memory read bandwidth in bytes per second: the best of `repeat` sums of a 256 MiB buffer
+ * (four accumulators so the adds are not the bottleneck). */
+static double measure_read_bandwidth(unsigned repeat)
+{
+    const size_t words = (size_t)32 << 20;
+    uint64_t *buf = bench_alloc(words * sizeof *buf);
+    for (size_t i = 0; i < words; i++)
+        buf[i] = i * 0x9e3779b97f4a7c15ull;
+    double best = 1e30;
+    volatile uint64_t sink = 0;
+    for (unsigned r = 0; r < repeat; r++) {
+        double t0 = now_seconds();
+        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (size_t i = 0; i < words; i += 4) {
+            s0 += buf[i];
+            s1 += buf[i + 1];
+            s2 += buf[i + 2];
+            s3 += buf[i + 3];
+        }
+        double t = now_seconds() - t0;
+        sink += s0 + s1 + s2 + s3;
+        if (t < best)
+            best = t;
+    }
+    (void)sink;
+    free(buf);
+    return (double)(words * sizeof *buf) / best;
+}
+
+/* Times `repeat` runs of backend b on c (after one warm-up run) and returns the best time
+ * in seconds, or a negative value when the backend fails (message printed). */
+static double bench_backend_case(const backend_vtable *vt, backend *b, const dml_case *c,
+                          unsigned repeat)
+{
+    case_outputs out;
+    if (!case_outputs_alloc(&out, c)) {
+        fprintf(stderr, "dmlcheck bench: out of memory for outputs\n");
+        return -1;
+    }
+    exec_options opt = { NAN_POLICY_IGNORE, false };
+    double best = 1e30;
+    for (unsigned r = 0; r <= repeat; r++) {
+        dmlc_error err = { { 0 } };
+        double t0 = now_seconds();
+        run_status s = vt->run(b, c, &opt, &out, &err);
+        double t = now_seconds() - t0;
+        if (s != RUN_OK) {
+            fprintf(stderr, "dmlcheck bench: backend %s failed: %s: %s\n", vt->name,
+                    run_status_name(s), err.msg);
+            case_outputs_free(&out);
+            return -1;
+        }
+        if (r > 0 && t < best) /* run 0 warms caches, pages and kernels */
+            best = t;
+    }
+    case_outputs_free(&out);
+    return best;
+}
+
+static uint64_t scenario_units(const bench_scenario *s, const dml_case *c)
+{
+    return s->unit == BENCH_PER_ELEMENT ? case_tensor_elements(&c->input)
+                                        : case_tensor_elements(&c->output);
+}
+
+/* Outcome of one scenario. */
+enum { SCENARIO_OK, SCENARIO_MISSED, SCENARIO_FAILED };
+
+/* Runs one scenario and prints its line. */
+static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backend *b,
+                         unsigned repeat, double bandwidth, bool judge_goals)
+{
+    prng p;
+    prng_seed2(&p, BENCH_SEED, prng_hash_str(s->name));
+    dml_case c;
+    s->build(&c, &p);
+    double seconds = bench_backend_case(vt, b, &c, repeat);
+    if (seconds < 0) {
+        case_free(&c);
+        return SCENARIO_FAILED;
+    }
+    uint64_t units = scenario_units(s, &c);
+    double ns = seconds * 1e9 / (double)units;
+    const char *unit = s->unit == BENCH_PER_ELEMENT ? "element" : "output";
+    printf("%-22s %-10s %8.3f ns/%-7s", s->name, vt->name, ns, unit);
+    bool met = true;
+    if (s->unit == BENCH_PER_ELEMENT) {
+        double pct = 100.0 * ((double)case_tensor_bytes(&c.input) / seconds) / bandwidth;
+        printf("  %5.1f%% of read bandwidth", pct);
+        if (s->goal_bandwidth_pct > 0)
+            met &= pct >= s->goal_bandwidth_pct;
+    } else {
+        printf("  %28s", "");
+    }
+    met &= ns <= s->goal_ns;
+    if (judge_goals) {
+        printf("  goal <= %.1f ns", s->goal_ns);
+        if (s->goal_bandwidth_pct > 0)
+            printf(", >= %.0f%% bw", s->goal_bandwidth_pct);
+        printf(": %s\n", met ? "met" : "MISSED");
+    } else {
+        printf("\n");
+    }
+    case_free(&c);
+    return met || !judge_goals ? SCENARIO_OK : SCENARIO_MISSED;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dmlcheck bench [--backend NAME] [--scenario NAME]... [--repeat N]\n"
+            "                      [--check-goals] [--list]\n\n"
+            "Times a backend (default: reference) on large benchmark cases, single thread,\n"
+            "and prints ns per element (ARGMIN/ARGMAX) or per output (MAX_POOLING2) next\n"
+            "to the memory read bandwidth measured in the same run.  For the reference,\n"
+            "each scenario's goal is printed with 'met' or 'MISSED'.\n\n"
+            "  --backend NAME    backend to time (see 'dmlcheck --help')\n"
+            "  --scenario NAME   run only this scenario (repeatable)\n"
+            "  --repeat N        timed runs per scenario, best kept (default 5)\n"
+            "  --check-goals     exit 1 when a goal is missed\n"
+            "  --list            list the scenarios and exit\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "backend", required_argument, NULL, 'b' }, { "scenario", required_argument, NULL, 's' },
+        { "repeat", required_argument, NULL, 'r' },  { "check-goals", no_argument, NULL, 'c' },
+        { "list", no_argument, NULL, 'l' },          { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *backend_name = "reference";
+    bool selected[SCENARIO_COUNT] = { false }, any_selected = false, check_goals = false;
+    unsigned repeat = 5;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "b:s:r:clh", options, NULL)) != -1) {
+        switch (opt) {
+        case 'b': backend_name = optarg; break;
+        case 'r': {
+            char *end;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (*end || n < 1 || n > 1000) {
+                fprintf(stderr, "dmlcheck bench: --repeat must be 1..1000, got '%s'\n", optarg);
+                return 2;
+            }
+            repeat = (unsigned)n;
+            break;
+        }
+        case 's': {
+            size_t i = 0;
+            while (i < SCENARIO_COUNT && strcmp(scenarios[i].name, optarg))
+                i++;
+            if (i == SCENARIO_COUNT) {
+                fprintf(stderr, "dmlcheck bench: unknown scenario '%s' (see --list)\n", optarg);
+                return 2;
+            }
+            selected[i] = any_selected = true;
+            break;
+        }
+        case 'c': check_goals = true; break;
+        case 'l':
+            for (size_t i = 0; i < SCENARIO_COUNT; i++)
+                printf("%-22s %s\n", scenarios[i].name, scenarios[i].summary);
+            return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "dmlcheck bench: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    const backend_vtable *vt = backend_find(backend_name);
+    if (!vt) {
+        fprintf(stderr, "dmlcheck bench: unknown backend '%s'\n", backend_name);
+        return 2;
+    }
+    dmlc_error err = { { 0 } };
+    backend *b = vt->open(NULL, &err);
+    if (!b) {
+        fprintf(stderr, "dmlcheck bench: cannot open backend %s: %s\n", vt->name, err.msg);
+        return 2;
+    }
+    bool judge = !strcmp(vt->name, "reference");
+    double bandwidth = measure_read_bandwidth(repeat < 3 ? 3 : repeat);
+    printf("memory read bandwidth: %.2f GB/s (%.3f ns per 4-byte element), best of %u runs\n",
+           bandwidth * 1e-9, 4e9 / bandwidth, repeat < 3 ? 3 : repeat);
+    bool missed = false, failed = false;
+    for (size_t i = 0; i < SCENARIO_COUNT; i++)
+        if (!any_selected || selected[i]) {
+            int outcome = run_scenario(&scenarios[i], vt, b, repeat, bandwidth, judge);
+            missed |= outcome == SCENARIO_MISSED;
+            failed |= outcome == SCENARIO_FAILED;
+        }
+    vt->close(b);
+    return failed ? 2 : check_goals && missed ? 1 : 0;
+}
