@@ -79,20 +79,23 @@ static void md_verdicts(const report_model *m, FILE *out)
             continue;
         fprintf(out, "**%s, %s:**\n\n", fl_name(v->fl), report_verdict_name(v->kind));
         size_t few_shown = 0, few_total = 0;
-        for (size_t j = 0; j < m->cell_count; j++) {
-            const report_cell *c = &m->cells[j];
-            if (c->key.fl != v->fl)
-                continue;
-            char types[64], bound[160];
-            if (c->status == REPORT_CELL_FEW && c->required && few_total++ >= MD_LIST_LIMIT)
-                continue;
-            if (c->status == REPORT_CELL_PASS || (c->status == REPORT_CELL_FEW && !c->required))
-                continue;
-            few_shown += c->status == REPORT_CELL_FEW;
-            fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
-                    report_cell_types(&c->key, types, sizeof types),
-                    report_cell_status_name(c->status), report_bound_text(c, bound, sizeof bound));
-        }
+        /* Failures first, then (up to MD_LIST_LIMIT) the cells that lack cases. */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t j = 0; j < m->cell_count; j++) {
+                const report_cell *c = &m->cells[j];
+                bool few = c->status == REPORT_CELL_FEW;
+                if (c->key.fl != v->fl || c->status == REPORT_CELL_PASS || few != (pass == 1)
+                    || (few && !c->required))
+                    continue;
+                if (few && few_total++ >= MD_LIST_LIMIT)
+                    continue;
+                few_shown += few;
+                char types[64], bound[160];
+                fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
+                        report_cell_types(&c->key, types, sizeof types),
+                        report_cell_status_name(c->status),
+                        report_bound_text(c, bound, sizeof bound));
+            }
         if (few_total > few_shown)
             fprintf(out, "- and %zu more cells with fewer than %u judged cases (see the matrix)\n",
                     few_total - few_shown, m->min_cases);

@@ -379,6 +379,8 @@ const char *report_bound_text(const report_cell *c, char *buf, size_t size)
         snprintf(buf, size, "failure rate < %s at 95%% confidence (%" PRIu64 " of %" PRIu64
                  " passed)", report_percent(c->failure_bound, pct, sizeof pct), c->n.passed,
                  judged);
+    else if (c->n.failed == judged)
+        snprintf(buf, size, "all %" PRIu64 " judged cases failed", judged);
     else
         snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " failed (%s); failure rate < %s at 95%%"
                  " confidence", c->n.failed, judged,
