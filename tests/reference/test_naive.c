@@ -117,6 +117,34 @@ static void exhaustive_arg(tap *t, const char *replay)
         }
 }
 
+/* Long contiguous float32 runs, so the block-wise float scan of arg_reduce.c meets a NaN,
+ * an all-(-inf) run, ties and new maxima at every position of a block and of its tail. */
+static void long_runs_arg(tap *t, uint64_t seed, const char *replay)
+{
+    static const UINT lengths[] = { 15, 16, 17, 31, 32, 33, 48, 100 };
+    group g = { 0 };
+    prng p;
+    prng_seed2(&p, seed, prng_hash_str("long_runs"));
+    for (unsigned li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+        for (unsigned variant = 0; variant < 120; variant++) {
+            UINT sizes[2] = { 2, lengths[li] }, axes[1] = { 1 };
+            dml_case c;
+            cb_arg_case(&c, variant % 2 ? OP_ARGMAX : OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT32, 2,
+                        sizes, NULL, 1, axes, (DML_AXIS_DIRECTION)(variant / 2 % 2),
+                        DML_TENSOR_DATA_TYPE_UINT32);
+            cb_alloc_input(&c);
+            uint64_t picks[3];
+            value_pool_pick(DML_TENSOR_DATA_TYPE_FLOAT32, &p, 3, picks);
+            uint64_t n = case_tensor_elements(&c.input);
+            for (uint64_t i = 0; i < n; i++) /* mostly one value, rare others: late winners */
+                cb_set_input(&c, i, picks[prng_chance(&p, 1, 8) ? 1 + prng_below(&p, 2) : 0]);
+            exec_options opt = { variant / 4 % 2 ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE, false };
+            group_check(&g, &c, &opt);
+            case_free(&c);
+        }
+    group_report(t, &g, replay, "arg_long_runs_f32");
+}
+
 /* One spatial axis of the pooling grids, with its input size and output-size mode. */
 typedef struct grid_axis {
     UINT in_size;
@@ -342,6 +370,7 @@ int main(int argc, char **argv)
     tap_plan(&t, 0);
     tap_diag("seed %" PRIu64 "; replay with: %s", seed, replay);
     exhaustive_arg(&t, replay);
+    long_runs_arg(&t, seed, replay);
     exhaustive_pool(&t, replay);
     random_arg(&t, seed, replay);
     random_pool(&t, seed, replay);
