@@ -1,0 +1,84 @@
+/*
+ * classify.h: turning one differential execution into a verdict and, for a mismatch, a
+ * kind that names the likely bug: the index at the tie the other way, padding that won,
+ * NaN handled differently...  A thousand failures of one bug then share one signature.
+ *
+ * Judging follows SEMANTICS.md: an element whose answer depends on a NaN (class nan), on
+ * fp32 denormal flushing (class denormal) or that pools a window entirely in padding (class
+ * padding_window) is not judged unless strict; a case whose every differing element is
+ * unjudged is "unspecified", not "fail".  A device that may flush fp32 denormals passes an
+ * element that matches the flushed-input answer (SEMANTICS D6).
+ */
+#ifndef DMLCHECK_CLASSIFY_H
+#define DMLCHECK_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "case.h"
+#include "compare.h"
+
+#define MISMATCH_KINDS(X)                                                                    \
+    X(wrong_index) X(tie_other_way) X(padding_selected) X(value_bits_differ)                  \
+    X(nan_handling) X(out_of_bounds_write) X(input_modified) X(backend_error) X(crash) X(hang)
+
+typedef enum mismatch_kind {
+    KIND_NONE = 0,
+#define X(name) KIND_##name,
+    MISMATCH_KINDS(X)
+#undef X
+    KIND_COUNT
+} mismatch_kind;
+
+/* "wrong_index"...; NULL for KIND_NONE. */
+const char *mismatch_kind_name(mismatch_kind k);
+/* KIND_COUNT when unknown. */
+mismatch_kind mismatch_kind_from_name(const char *name);
+
+typedef enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_UNSPECIFIED, VERDICT_SKIP, VERDICT_ERROR,
+                       VERDICT_COUNT } verdict;
+const char *verdict_name(verdict v);
+
+/* The input element an arg-reduce index or a pooling index points at. */
+typedef struct picked_input {
+    bool valid;          /* the index names an element of the input */
+    uint64_t logical;    /* its logical row-major index in the input */
+    uint64_t bits;       /* its raw bits */
+} picked_input;
+
+typedef struct judgement {
+    verdict verdict;
+    mismatch_kind kind;     /* KIND_NONE for pass/skip/error */
+    uint64_t count;         /* differing logical elements */
+    bool has_first;         /* `first` names the element the kind was read from */
+    mismatch first;
+    /* For index mismatches: the inputs at the expected and at the returned index. */
+    picked_input at_expected, at_got;
+} judgement;
+
+/* How a case is judged. */
+typedef struct judge_rules {
+    bool strict;             /* judge every class */
+    bool device_flushes;     /* backend_info.flushes_denormals */
+} judge_rules;
+
+/* Judges an execution that completed (status RUN_OK) against the reference answer
+ * `expected`; `flushed` is the flushed-input answer (NULL when the case has no fp32 input). */
+void judge_outputs(const dml_case *c, const case_outputs *expected, const case_outputs *flushed,
+                   const case_outputs *got, const judge_rules *rules, judgement *j);
+/* A judgement for an execution that did not complete: the kind for a backend status or a
+ * crash/hang; always "fail" (no class excuses a crash), except RUN_UNSUPPORTED -> skip. */
+void judge_status(run_status status, mismatch_kind crash_or_hang, judgement *j);
+
+/* Loads the input element that index `bits` of output element `out_logical` points at.
+ * Arg-reduce: the index inside the reduced sub-tensor; pooling: the flat input index. */
+picked_input classify_picked_input(const dml_case *c, uint64_t out_logical, uint64_t index_bits);
+
+/* The real input elements of the pooling window of output element `out_logical`, in
+ * row-major window order: up to `max` into items; returns how many there are in all.
+ * *has_padding tells whether some window position lies in padding. */
+unsigned classify_window(const dml_case *c, uint64_t out_logical, picked_input *items, unsigned max,
+                         bool *has_padding);
+
+#endif

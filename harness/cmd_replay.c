@@ -1,0 +1,276 @@
+/*
+ * cmd_replay.c: `dmlcheck replay SEED:INDEX`: regenerates one case exactly as `run` did
+ * (same generator options), runs it on the reference and, in a worker process, on the
+ * backend, judges it as `run` does, and prints what a person needs to act on it: the case,
+ * both outputs with the first differences, and the inputs that decided each differing
+ * element (floats as hex-float and raw bits), for ARGMIN/ARGMAX the values at both indices,
+ * for MAX_POOLING2 the window.  Exit 0 when the case passes (or differs only in an
+ * unjudged class), 1 on a judged mismatch, 2 on usage or setup errors.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casefile.h"
+#include "classify.h"
+#include "compare.h"
+#include "dtype.h"
+#include "reference.h"
+#include "runner.h"
+#include "worker.h"
+
+int cmd_replay(int argc, char **argv);
+
+#define MAX_SHOWN_DIFFERENCES 8
+#define MAX_SHOWN_WINDOW 32
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: dmlcheck replay SEED:INDEX [--backend NAME] [--device SEL] [--feature-level L]\n"
+        "                       [--ops LIST] [--types LIST] [--max-elements N]\n"
+        "                       [--nan-policy ignore|propagate] [--strict] [--case-timeout MS]\n\n"
+        "Regenerates case SEED:INDEX (give the generator options the run used; every replay\n"
+        "command `run` prints has them) and shows the reference and backend outputs, the first\n"
+        "differences and the inputs that decided them.\n");
+}
+
+static void print_uints(const char *name, const UINT *v, unsigned n)
+{
+    printf(" %s=[", name);
+    for (unsigned i = 0; i < n; i++)
+        printf("%s%u", i ? "," : "", v[i]);
+    printf("]");
+}
+
+static void print_tensor(const char *name, const case_tensor *t)
+{
+    printf("  %s: %s", name, dtype_name(t->type));
+    print_uints("sizes", t->sizes, t->rank);
+    if (t->has_strides)
+        print_uints("strides", t->strides, t->rank);
+    printf(" bytes=%llu\n", (unsigned long long)case_tensor_bytes(t));
+}
+
+static void print_case(const dml_case *c, const gen_info *info, unsigned classes)
+{
+    char buf[64];
+    printf("case: %s at feature level %s, layout %s, distribution %s, classes %s\n",
+           op_table[c->op].name, fl_name(c->feature_level), gen_layout_name(info->layout),
+           gen_distribution_name(info->dist), classes ? case_classes_str(classes, buf, sizeof buf) : "none");
+    print_tensor("input", &c->input);
+    print_tensor("output", &c->output);
+    if (c->indices.present)
+        print_tensor("indices", &c->indices);
+    if (op_is_arg_reduce(c->op)) {
+        printf(" ");
+        print_uints("axes", c->axes, c->axis_count);
+        printf(" direction=%s\n", c->direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING" : "INCREASING");
+    } else {
+        printf(" ");
+        print_uints("window", c->window, c->spatial_count);
+        print_uints("strides", c->pool_strides, c->spatial_count);
+        print_uints("dilations", c->dilations, c->spatial_count);
+        print_uints("start_padding", c->start_padding, c->spatial_count);
+        print_uints("end_padding", c->end_padding, c->spatial_count);
+        printf("\n");
+    }
+}
+
+static void print_input_element(const char *label, const dml_case *c, const picked_input *p)
+{
+    char buf[96];
+    if (!p->valid) {
+        printf("    %s: no such input element\n", label);
+        return;
+    }
+    tensor_view v;
+    uint32_t coords[DML_MAX_RANK];
+    case_tensor_view(&c->input, &v);
+    tensor_view_coords(&v, p->logical, coords);
+    printf("    %s: input[", label);
+    for (unsigned d = 0; d < v.rank; d++)
+        printf("%s%u", d ? "," : "", coords[d]);
+    printf("] (flat %" PRIu64 ") = %s\n", p->logical, compare_format_value(c->input.type, p->bits, buf, sizeof buf));
+}
+
+static uint64_t bits_at(const uint8_t *buf, const case_tensor *t, uint64_t i)
+{
+    tensor_view v;
+    case_tensor_view(t, &v);
+    return dtype_load_bits(buf, t->type, tensor_view_offset(&v, i));
+}
+
+/* The inputs that decided output element i. */
+static void print_deciding_inputs(const dml_case *c, uint64_t i, uint64_t expected_index, uint64_t got_index)
+{
+    if (op_is_arg_reduce(c->op)) {
+        picked_input e = classify_picked_input(c, i, expected_index);
+        picked_input g = classify_picked_input(c, i, got_index);
+        print_input_element("at expected index", c, &e);
+        print_input_element("at returned index", c, &g);
+        return;
+    }
+    picked_input items[MAX_SHOWN_WINDOW];
+    bool padding;
+    unsigned n = classify_window(c, i, items, MAX_SHOWN_WINDOW, &padding);
+    printf("    window: %u real element(s)%s\n", n, padding ? ", some positions in padding" : "");
+    for (unsigned k = 0; k < n && k < MAX_SHOWN_WINDOW; k++)
+        print_input_element("", c, &items[k]);
+    if (c->indices.present) {
+        picked_input g = classify_picked_input(c, i, got_index);
+        print_input_element("at returned index", c, &g);
+    }
+}
+
+static void print_differences(const dml_case *c, const case_outputs *exp, const case_outputs *got)
+{
+    uint64_t n = case_tensor_elements(&c->output);
+    unsigned shown = 0;
+    char a[96], b[96];
+    for (uint64_t i = 0; i < n && shown < MAX_SHOWN_DIFFERENCES; i++) {
+        uint64_t eo = bits_at(exp->output, &c->output, i), go = bits_at(got->output, &c->output, i);
+        uint64_t ei = 0, gi = 0;
+        bool differs = !compare_bits_equal(c->output.type, eo, go);
+        if (c->indices.present) {
+            ei = bits_at(exp->indices, &c->indices, i);
+            gi = bits_at(got->indices, &c->indices, i);
+            differs |= !compare_bits_equal(c->indices.type, ei, gi);
+        }
+        if (!differs)
+            continue;
+        shown++;
+        tensor_view v;
+        uint32_t coords[DML_MAX_RANK];
+        case_tensor_view(&c->output, &v);
+        tensor_view_coords(&v, i, coords);
+        printf("  output[");
+        for (unsigned d = 0; d < v.rank; d++)
+            printf("%s%u", d ? "," : "", coords[d]);
+        printf("] (element %" PRIu64 "): expected %s, got %s", i,
+               compare_format_value(c->output.type, eo, a, sizeof a),
+               compare_format_value(c->output.type, go, b, sizeof b));
+        if (c->indices.present)
+            printf("; index expected %" PRIu64 ", got %" PRIu64, ei, gi);
+        printf("\n");
+        if (op_is_arg_reduce(c->op))
+            print_deciding_inputs(c, i, eo, go);
+        else
+            print_deciding_inputs(c, i, ei, gi);
+    }
+}
+
+static void print_outputs(const char *who, const dml_case *c, const case_outputs *o)
+{
+    char *json = casefile_outputs_json(c, o);
+    if (!json)
+        return;
+    if (strlen(json) <= 2000)
+        printf("%s: %s\n", who, json);
+    else
+        printf("%s: (%zu characters; `dmlcheck export` writes the case file)\n", who, strlen(json));
+    free(json);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
+        { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
+        { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
+        { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
+        { "case-timeout", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    runner_options o;
+    runner_options_default(&o);
+    o.backend = backend_find("opencl") ? backend_find("opencl") : backend_registry[0];
+    dmlc_error err;
+    int index, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, &index)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == 'T') {
+            o.case_timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
+            continue;
+        }
+        if (c != 0) {
+            usage(stderr);
+            return 2;
+        }
+        if (!runner_parse_common(&o, options[index].name, optarg, &err)) {
+            fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
+            return 2;
+        }
+    }
+    uint64_t case_index;
+    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &o.seed, &case_index)) {
+        fprintf(stderr, "dmlcheck replay: give one case id SEED:INDEX\n");
+        usage(stderr);
+        return 2;
+    }
+    worker_config cfg = { .backend = o.backend, .device = o.device, .seed = o.seed, .gen = o.gen,
+                          .exec = { .nan = o.nan }, .open_timeout_ms = o.open_timeout_ms,
+                          .case_timeout_ms = o.case_timeout_ms };
+    char replay[768];
+    runner_replay_args(&o, replay, sizeof replay);
+    dml_case k;
+    gen_info info;
+    if (!worker_generate(&cfg, case_index, &k, &info, &err)) {
+        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
+        case_free(&k);
+        return 2;
+    }
+    case_outputs expected = { 0 }, flushed = { 0 };
+    if (!case_outputs_alloc(&expected, &k)) {
+        fprintf(stderr, "dmlcheck replay: out of memory\n");
+        case_free(&k);
+        return 2;
+    }
+    bool fp32 = k.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
+    unsigned classes = ref_classify(&k, &cfg.exec, &expected, fp32 ? &flushed : NULL);
+    print_case(&k, &info, classes);
+
+    backend_info binfo;
+    int code = 2;
+    worker *w = worker_start(&cfg, &binfo, &err);
+    worker_answer a;
+    if (!w) {
+        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
+    } else if (!worker_send_range(w, case_index, 1, &err) || !worker_receive(w, &k, &a, &err)) {
+        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
+    } else {
+        printf("backend: %s on %s / %s\n", o.backend->name, binfo.platform, binfo.device);
+        judgement j;
+        judge_rules rules = { .strict = o.strict, .device_flushes = binfo.flushes_denormals };
+        if (a.died != KIND_NONE || a.status != RUN_OK)
+            judge_status(a.status, a.died, &j);
+        else
+            judge_outputs(&k, &expected, flushed.output ? &flushed : NULL, &a.outputs, &rules, &j);
+        print_outputs("reference", &k, &expected);
+        if (a.died == KIND_NONE && a.status == RUN_OK)
+            print_outputs("backend  ", &k, &a.outputs);
+        printf("verdict: %s", verdict_name(j.verdict));
+        if (j.kind != KIND_NONE)
+            printf(" (%s, %" PRIu64 " differing elements)", mismatch_kind_name(j.kind), j.count);
+        if (a.message[0])
+            printf(" — %s", a.message);
+        printf("\n");
+        if (a.died == KIND_NONE && a.status == RUN_OK && j.verdict != VERDICT_PASS)
+            print_differences(&k, &expected, &a.outputs);
+        if (j.verdict == VERDICT_FAIL || j.verdict == VERDICT_UNSPECIFIED)
+            printf("replay: dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", o.seed, case_index, replay);
+        code = j.verdict == VERDICT_FAIL ? 1 : 0;
+        worker_answer_free(&a);
+    }
+    worker_stop(w);
+    case_outputs_free(&expected);
+    case_outputs_free(&flushed);
+    case_free(&k);
+    return code;
+}

@@ -1,0 +1,170 @@
+/*
+ * cmd_run.c: `dmlcheck run`: option parsing, the seed, signals and the terminal; the work
+ * is runner_run()'s.  The seed is printed first so any run can be repeated with --seed.
+ * SIGINT/SIGTERM only set a flag: the runner finishes its batch, commits and marks the run
+ * interrupted.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+int cmd_run(int argc, char **argv);
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
+        "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
+        "                    [--strict] [--max-elements N] [--nan-policy ignore|propagate]\n"
+        "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n\n"
+        "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
+        "compares bit-exactly and records every case in the results database.\n\n"
+        "  --backend NAME        implementation under test (default: opencl when built, else reference)\n"
+        "  --device SEL          backend device selector\n"
+        "  --feature-level L     only this feature level (2_1, 3_0, 4_1, 5_0); default: all\n"
+        "  --ops LIST            operators, e.g. argmax,max_pooling2; default: all\n"
+        "  --types LIST          input data types, e.g. FLOAT16,u8; default: all\n"
+        "  --cases N             number of cases (default 10000)\n"
+        "  --time SECONDS        run for this long instead\n"
+        "  --seed S              seed (default: from the clock; printed first)\n"
+        "  --db FILE             results database (default dmlcheck.sqlite); runs append\n"
+        "  --strict              judge the nan, denormal and padding_window classes too\n"
+        "  --max-elements N      input element budget per case (default 4096)\n"
+        "  --nan-policy P        NaN rule the reference follows (default ignore)\n"
+        "  --dry-run             generate only; print the generator's coverage table\n"
+        "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000)\n"
+        "  --batch N             cases per worker request (default 128)\n"
+        "  --shrink-budget N     backend runs spent minimizing each new signature (default 300)\n\n"
+        "Exit status: 0 no mismatch in a judged class, 1 mismatches, 2 usage or setup error.\n");
+}
+
+static const backend_vtable *default_backend(void)
+{
+    const backend_vtable *b = backend_find("opencl");
+    return b ? b : backend_registry[0];
+}
+
+/* The argv as one line, for the runs table. */
+static char *join_args(int argc, char **argv)
+{
+    size_t n = 16;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    strcpy(s, "dmlcheck");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+static bool parse_count(const char *text, uint64_t *v)
+{
+    char *end;
+    if (!text || !*text || *text == '-')
+        return false;
+    *v = strtoull(text, &end, 0);
+    return *end == 0;
+}
+
+static uint64_t seed_from_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* Milliseconds since the epoch: distinct per run and short enough to type back. */
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
+        { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
+        { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
+        { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
+        { "cases", required_argument, NULL, 'n' },   { "time", required_argument, NULL, 't' },
+        { "seed", required_argument, NULL, 's' },    { "db", required_argument, NULL, 'd' },
+        { "dry-run", no_argument, NULL, 'D' },       { "case-timeout", required_argument, NULL, 'T' },
+        { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
+    };
+    runner_options o;
+    runner_options_default(&o);
+    o.backend = default_backend();
+    o.db_path = "dmlcheck.sqlite";
+    bool seed_given = false;
+    uint64_t v = 0;
+    dmlc_error err;
+    int index, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, &index)) != -1) {
+        bool ok = true;
+        switch (c) {
+        case 0: ok = runner_parse_common(&o, options[index].name, optarg, &err); break;
+        case 'n': ok = parse_count(optarg, &o.cases) && o.cases > 0; break;
+        case 't': o.time_s = strtod(optarg, NULL); ok = o.time_s > 0; break;
+        case 's': ok = parse_count(optarg, &o.seed); seed_given = ok; break;
+        case 'd': o.db_path = optarg; break;
+        case 'D': o.dry_run = true; break;
+        case 'T': ok = parse_count(optarg, &v) && v > 0 && v < 86400000; o.case_timeout_ms = (unsigned)v; break;
+        case 'b': ok = parse_count(optarg, &v) && v > 0 && v <= 65536; o.batch = (unsigned)v; break;
+        case 'S': ok = parse_count(optarg, &v) && v < 1000000; o.shrink_budget = (unsigned)v; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (!ok) {
+            if (c == 0)
+                fprintf(stderr, "dmlcheck run: %s\n", err.msg);
+            else
+                fprintf(stderr, "dmlcheck run: bad value '%s' for --%s\n", optarg,
+                        options[index].name ? options[index].name : "?");
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "dmlcheck run: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (!o.cases && o.time_s <= 0)
+        o.cases = 10000;
+    if (!seed_given)
+        o.seed = seed_from_clock();
+    /* SEED first, so even a run that dies at once can be repeated. */
+    printf("seed %" PRIu64 " (repeat with --seed %" PRIu64 ")\n", o.seed, o.seed);
+    fflush(stdout);
+
+    char *command_line = join_args(argc, argv);
+    o.command_line = command_line;
+    o.progress = isatty(STDOUT_FILENO);
+    o.stop = &stop_requested;
+    struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    runner_report report;
+    int code = runner_run(&o, &report, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (code == 2 && err.msg[0])
+        fprintf(stderr, "dmlcheck run: %s\n", err.msg);
+    free(command_line);
+    return code;
+}

@@ -1,0 +1,1006 @@
+/*
+ * runner.c: the differential run loop (see runner.h).
+ *
+ * Pipeline: cases travel in batches of consecutive indices.  While the worker runs batch k
+ * on the backend, this process generates batch k's cases itself and computes the reference
+ * answers; batch k+1 is requested before batch k's answers are read, so the worker never
+ * waits for the parent.  Answers are judged in index order and recorded; the transaction
+ * is committed every `commit_cases` cases or every second, together with the run's
+ * counters, so the database is always a consistent prefix of the run.
+ *
+ * A crash or hang is charged to the case whose answer was due; the worker is restarted and
+ * the lost requests are sent again.  The stop flag is checked between batches: the current
+ * batch is finished and committed, then the run is marked interrupted.
+ */
+#include "runner.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "classify.h"
+#include "compare.h"
+#include "dtype.h"
+#include "reference.h"
+#include "replay.h"
+#include "casefile.h"
+#include "shrink.h"
+#include "store.h"
+#include "worker.h"
+
+#define DEFAULT_BATCH 128
+#define DEFAULT_COMMIT_CASES 4096
+#define COMMIT_INTERVAL_S 1.0
+#define PROGRESS_INTERVAL_S 0.1
+
+/* ---- Options ------------------------------------------------------------------------ */
+
+void runner_options_default(runner_options *o)
+{
+    memset(o, 0, sizeof *o);
+    gen_options_default(&o->gen);
+    o->nan = NAN_POLICY_IGNORE;
+    o->batch = DEFAULT_BATCH;
+    o->commit_cases = DEFAULT_COMMIT_CASES;
+    o->case_timeout_ms = 10000;
+    o->open_timeout_ms = 300000;
+    o->shrink_budget = 300;
+    o->out = stdout;
+}
+
+static bool parse_u64_text(const char *text, uint64_t *v)
+{
+    char *end;
+    if (!text || !*text || *text == '-')
+        return false;
+    *v = strtoull(text, &end, 0);
+    return *end == 0;
+}
+
+/* Splits a comma list and calls add for each item; false on the first unknown item. */
+static bool parse_list(const char *value, bool (*add)(runner_options *, const char *),
+                       runner_options *o, const char *what, dmlc_error *err)
+{
+    char *copy = strdup(value), *save = NULL;
+    if (!copy)
+        return err_set(err, "out of memory");
+    bool ok = true;
+    for (char *item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save))
+        if (!add(o, item))
+            ok = err_set(err, "unknown %s '%s'", what, item);
+    free(copy);
+    return ok;
+}
+
+static bool add_op(runner_options *o, const char *name)
+{
+    op_id op = op_from_name(name);
+    if (op == OP_COUNT)
+        return false;
+    o->gen.op_mask |= 1u << op;
+    return true;
+}
+
+static bool add_type(runner_options *o, const char *name)
+{
+    DML_TENSOR_DATA_TYPE t = dtype_from_name(name);
+    if (t == DML_TENSOR_DATA_TYPE_UNKNOWN)
+        return false;
+    o->gen.input_type_mask |= 1u << t;
+    return true;
+}
+
+bool runner_parse_common(runner_options *o, const char *name, const char *value, dmlc_error *err)
+{
+    uint64_t n;
+    if (!strcmp(name, "backend")) {
+        o->backend = backend_find(value);
+        if (o->backend)
+            return true;
+        char names[256] = "";
+        for (size_t i = 0; backend_registry[i]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), " %s",
+                     backend_registry[i]->name);
+        return err_set(err, "unknown backend '%s'; this build has:%s", value, names);
+    }
+    if (!strcmp(name, "device")) {
+        o->device = value;
+        return true;
+    }
+    if (!strcmp(name, "feature-level")) {
+        if (!fl_from_name(value, &o->gen.feature_level) || !fl_effective(o->gen.feature_level))
+            return err_set(err, "unknown feature level '%s' (tested: 2_1, 3_0, 4_1, 5_0)", value);
+        return true;
+    }
+    if (!strcmp(name, "ops"))
+        return parse_list(value, add_op, o, "operator", err);
+    if (!strcmp(name, "types"))
+        return parse_list(value, add_type, o, "data type", err);
+    if (!strcmp(name, "max-elements")) {
+        if (!parse_u64_text(value, &n) || n < 1)
+            return err_set(err, "--max-elements wants a count >= 1, not '%s'", value);
+        o->gen.max_elements = n;
+        return true;
+    }
+    if (!strcmp(name, "nan-policy")) {
+        if (!nan_policy_from_name(value, &o->nan))
+            return err_set(err, "--nan-policy is 'ignore' or 'propagate', not '%s'", value);
+        return true;
+    }
+    if (!strcmp(name, "strict")) {
+        o->strict = true;
+        return true;
+    }
+    return err_set(err, "unknown option --%s", name);
+}
+
+/* "argmax,max_pooling2" / "f16,u8" lists of the masks, into buf. */
+static void mask_list(char *buf, size_t size, unsigned op_mask, uint32_t type_mask)
+{
+    buf[0] = 0;
+    for (int op = 0; op < OP_COUNT; op++)
+        if (op_mask & (1u << op))
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "", op_table[op].stem);
+    for (size_t i = 0; i < DTYPE_COUNT; i++)
+        if (type_mask & (1u << dtype_table[i].type))
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "",
+                     dtype_table[i].name);
+}
+
+const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
+{
+    char list[256];
+    gen_options def;
+    gen_options_default(&def);
+    buf[0] = 0;
+    replay_append_arg(buf, size, "--backend");
+    replay_append_arg(buf, size, o->backend ? o->backend->name : "reference");
+    if (o->device) {
+        replay_append_arg(buf, size, "--device");
+        replay_append_arg(buf, size, o->device);
+    }
+    if (o->gen.feature_level) {
+        replay_append_arg(buf, size, "--feature-level");
+        replay_append_arg(buf, size, fl_name(o->gen.feature_level));
+    }
+    if (o->gen.op_mask) {
+        mask_list(list, sizeof list, o->gen.op_mask, 0);
+        replay_append_arg(buf, size, "--ops");
+        replay_append_arg(buf, size, list);
+    }
+    if (o->gen.input_type_mask) {
+        mask_list(list, sizeof list, 0, o->gen.input_type_mask);
+        replay_append_arg(buf, size, "--types");
+        replay_append_arg(buf, size, list);
+    }
+    if (o->gen.max_elements != def.max_elements) {
+        snprintf(list, sizeof list, "%" PRIu64, o->gen.max_elements);
+        replay_append_arg(buf, size, "--max-elements");
+        replay_append_arg(buf, size, list);
+    }
+    if (o->nan != NAN_POLICY_IGNORE) {
+        replay_append_arg(buf, size, "--nan-policy");
+        replay_append_arg(buf, size, nan_policy_name(o->nan));
+    }
+    if (o->strict)
+        replay_append_arg(buf, size, "--strict");
+    return buf + (buf[0] == ' ');
+}
+
+static json_t *mask_json(unsigned op_mask, uint32_t type_mask)
+{
+    if (!op_mask && !type_mask)
+        return json_null();
+    json_t *a = json_array();
+    for (int op = 0; op < OP_COUNT; op++)
+        if (op_mask & (1u << op))
+            json_array_append_new(a, json_string(op_table[op].name));
+    for (size_t i = 0; i < DTYPE_COUNT; i++)
+        if (type_mask & (1u << dtype_table[i].type))
+            json_array_append_new(a, json_string(dtype_table[i].name));
+    return a;
+}
+
+char *runner_options_json(const runner_options *o)
+{
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
+    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
+                          "backend", o->backend ? o->backend->name : "?",
+                          "device", o->device,
+                          "seed", seed,
+                          "feature_level", o->gen.feature_level ? fl_name(o->gen.feature_level) : NULL,
+                          "ops", mask_json(o->gen.op_mask, 0),
+                          "types", mask_json(0, o->gen.input_type_mask),
+                          "max_elements", (json_int_t)o->gen.max_elements,
+                          "nan_policy", nan_policy_name(o->nan),
+                          "strict", o->strict,
+                          "cases", o->cases ? json_integer((json_int_t)o->cases) : json_null(),
+                          "time_s", o->time_s > 0 ? json_real(o->time_s) : json_null(),
+                          "batch", (json_int_t)o->batch,
+                          "commit_cases", (json_int_t)o->commit_cases,
+                          "case_timeout_ms", (json_int_t)o->case_timeout_ms,
+                          "shrink_budget", (json_int_t)o->shrink_budget);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return text;
+}
+
+/* ---- Small helpers ------------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *utc_now(char *buf, size_t size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+static const char *host_text(char *buf, size_t size)
+{
+    struct utsname u;
+    if (uname(&u) < 0)
+        return NULL;
+    snprintf(buf, size, "%s %s %s %s", u.nodename, u.sysname, u.release, u.machine);
+    return buf;
+}
+
+static size_t fl_slot(DML_FEATURE_LEVEL fl)
+{
+    DML_FEATURE_LEVEL eff = fl_effective(fl);
+    for (size_t i = 0; i < FL_TESTED_COUNT; i++)
+        if (fl_tested[i] == eff)
+            return i;
+    return 0;
+}
+
+/* ---- Case rows ---------------------------------------------------------------------- */
+
+static json_t *uint_array(const UINT *v, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static char *dump(json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return text;
+}
+
+static char *params_json(const dml_case *c)
+{
+    if (op_is_arg_reduce(c->op))
+        return dump(json_pack("{s:o, s:s}", "axes", uint_array(c->axes, c->axis_count), "direction",
+                              c->direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING"
+                                                                             : "INCREASING"));
+    unsigned n = c->spatial_count;
+    return dump(json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "window", uint_array(c->window, n),
+                          "strides", uint_array(c->pool_strides, n), "dilations",
+                          uint_array(c->dilations, n), "start_padding", uint_array(c->start_padding, n),
+                          "end_padding", uint_array(c->end_padding, n), "indices", c->indices.present));
+}
+
+/* 'one' | 'several' | 'all', with '_shuffled' when the Axes array is not ascending. */
+static const char *axis_kind(const dml_case *c)
+{
+    if (!op_is_arg_reduce(c->op))
+        return NULL;
+    bool ascending = true;
+    for (unsigned i = 1; i < c->axis_count; i++)
+        ascending &= c->axes[i - 1] < c->axes[i];
+    if (c->axis_count == 1)
+        return "one";
+    if (c->axis_count == c->input.rank)
+        return ascending ? "all" : "all_shuffled";
+    return ascending ? "several" : "several_shuffled";
+}
+
+static json_t *value_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    char buf[96];
+    return json_string(compare_format_value(t, bits, buf, sizeof buf));
+}
+
+static json_t *bits_json(uint64_t bits)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%" PRIx64, bits);
+    return json_string(buf);
+}
+
+static json_t *picked_json(const dml_case *c, const picked_input *p)
+{
+    if (!p->valid)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)p->logical, "bits", bits_json(p->bits),
+                     "value", value_json(c->input.type, p->bits));
+}
+
+static char *first_mismatch_json(const dml_case *c, const judgement *j)
+{
+    if (!j->has_first)
+        return NULL;
+    const mismatch *m = &j->first;
+    DML_TENSOR_DATA_TYPE t = !strcmp(m->tensor, "indices") ? c->indices.type : c->output.type;
+    json_t *coords = json_array();
+    for (unsigned d = 0; d < m->rank; d++)
+        json_array_append_new(coords, json_integer(m->coords[d]));
+    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "tensor", m->tensor, "element",
+                          (json_int_t)m->logical_index, "coords", coords, "expected",
+                          bits_json(m->expected_bits), "got", bits_json(m->got_bits),
+                          "expected_value", value_json(t, m->expected_bits), "got_value",
+                          value_json(t, m->got_bits));
+    if (o && (j->at_expected.valid || j->at_got.valid)) {
+        json_object_set_new(o, "input_at_expected", picked_json(c, &j->at_expected));
+        json_object_set_new(o, "input_at_got", picked_json(c, &j->at_got));
+    }
+    return dump(o);
+}
+
+/* ---- The run ------------------------------------------------------------------------ */
+
+typedef struct slot_case {
+    dml_case c;
+    gen_info info;
+    bool valid;
+    char error[ERR_MSG_MAX];
+    case_outputs expected, flushed;
+    unsigned classes;
+} slot_case;
+
+typedef struct slot {
+    uint64_t first;
+    uint32_t count;
+    slot_case *cases;
+} slot;
+
+typedef struct seen_signature {
+    int64_t id;
+    bool is_new;
+    uint64_t index;         /* first case of this run with it */
+    verdict verdict;
+    mismatch_kind kind;
+    uint64_t count;         /* in this run */
+} seen_signature;
+
+typedef struct runner {
+    const runner_options *o;
+    runner_report *rep;
+    store *db;
+    worker *w;
+    worker_config wcfg;
+    backend_info info;
+    int64_t device_id;
+    judge_rules rules;
+    char replay_args[768];
+    seen_signature *sigs;
+    size_t sig_count, sig_cap;
+    uint64_t fl_counts[8][VERDICT_COUNT];
+    uint64_t uncommitted;
+    double start, last_commit, last_progress;
+    bool progress_shown;
+} runner;
+
+static void clear_progress(runner *r)
+{
+    if (r->progress_shown) {
+        fputs("\r\033[K", r->o->out);
+        r->progress_shown = false;
+    }
+}
+
+static void show_progress(runner *r, bool force)
+{
+    if (!r->o->progress)
+        return;
+    double now = now_s();
+    if (!force && now - r->last_progress < PROGRESS_INTERVAL_S)
+        return;
+    r->last_progress = now;
+    double elapsed = now - r->start;
+    double rate = elapsed > 0 ? (double)r->rep->cases / elapsed : 0;
+    char eta[32] = "-";
+    if (r->o->cases && rate > 0)
+        snprintf(eta, sizeof eta, "%.0fs", (double)(r->o->cases - r->rep->cases) / rate);
+    else if (r->o->time_s > 0)
+        snprintf(eta, sizeof eta, "%.0fs", r->o->time_s > elapsed ? r->o->time_s - elapsed : 0);
+    fprintf(r->o->out, "\r\033[K%" PRIu64 " cases  %.0f/s  %" PRIu64 " failed  %" PRIu64
+            " unspecified  %zu signatures  ETA %s", r->rep->cases, rate,
+            r->rep->by_verdict[VERDICT_FAIL], r->rep->by_verdict[VERDICT_UNSPECIFIED], r->sig_count, eta);
+    fflush(r->o->out);
+    r->progress_shown = true;
+}
+
+static void free_slot_case(slot_case *sc)
+{
+    case_free(&sc->c);
+    case_outputs_free(&sc->expected);
+    case_outputs_free(&sc->flushed);
+    sc->valid = false;
+}
+
+static exec_options reference_exec(const runner_options *o)
+{
+    return (exec_options){ .nan = o->nan, .flush_denormals = false };
+}
+
+/* Generates, validates and runs the reference for one case of the batch. */
+static void prepare_case(runner *r, uint64_t index, slot_case *sc)
+{
+    dmlc_error err;
+    memset(sc, 0, sizeof *sc);
+    if (!worker_generate(&r->wcfg, index, &sc->c, &sc->info, &err)) {
+        memcpy(sc->error, err.msg, sizeof sc->error - 1);
+        return;
+    }
+    if (!case_outputs_alloc(&sc->expected, &sc->c)) {
+        snprintf(sc->error, sizeof sc->error, "out of memory for the reference outputs");
+        return;
+    }
+    exec_options exec = reference_exec(r->o);
+    bool fp32 = sc->c.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
+    sc->classes = ref_classify(&sc->c, &exec, &sc->expected, fp32 ? &sc->flushed : NULL);
+    sc->valid = true;
+}
+
+static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, uint64_t index,
+                                          const judgement *j)
+{
+    for (size_t i = 0; i < r->sig_count; i++)
+        if (r->sigs[i].id == id) {
+            r->sigs[i].count++;
+            return &r->sigs[i];
+        }
+    if (r->sig_count == r->sig_cap) {
+        size_t cap = r->sig_cap ? 2 * r->sig_cap : 16;
+        seen_signature *s = realloc(r->sigs, cap * sizeof *s);
+        if (!s)
+            return NULL;
+        r->sigs = s;
+        r->sig_cap = cap;
+    }
+    seen_signature *s = &r->sigs[r->sig_count++];
+    *s = (seen_signature){ .id = id, .is_new = is_new, .index = index, .verdict = j->verdict,
+                           .kind = j->kind, .count = 1 };
+    r->rep->signatures = (unsigned)r->sig_count;
+    r->rep->new_signatures += is_new;
+    return s;
+}
+
+static const char *type_or_null(const case_tensor *t)
+{
+    return t->present ? dtype_name(t->type) : NULL;
+}
+
+static void print_signature_line(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
+                                 const char *first_json, const char *detail, bool is_new)
+{
+    if (r->o->quiet)
+        return;
+    clear_progress(r);
+    const dml_case *c = &sc->c;
+    fprintf(r->o->out, "%s %s kind=%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
+            "dist=%s case=%" PRIu64 ":%" PRIu64 "%s%s%s%s\n  replay: dmlcheck replay %" PRIu64 ":%"
+            PRIu64 " %s\n", is_new ? "new-signature" : "signature", verdict_name(j->verdict),
+            mismatch_kind_name(j->kind), op_table[c->op].name, fl_name(c->feature_level),
+            dtype_name(c->input.type), dtype_name(c->output.type),
+            c->indices.present ? dtype_name(c->indices.type) : "-", gen_layout_name(sc->info.layout),
+            gen_distribution_name(sc->info.dist), r->o->seed, index,
+            first_json ? " first=" : "", first_json ? first_json : "", detail ? " detail=" : "",
+            detail ? detail : "", r->o->seed, index, r->replay_args);
+}
+
+static bool record_signature(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
+                             const char *first_json, const char *detail, dmlc_error *err)
+{
+    const dml_case *c = &sc->c;
+    char case_id[48], replay[1024], seen_at[32];
+    snprintf(case_id, sizeof case_id, "%" PRIu64 ":%" PRIu64, r->o->seed, index);
+    snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
+    store_signature_row row = {
+        .backend = r->o->backend->name, .device_id = r->device_id, .op = op_table[c->op].name,
+        .feature_level = fl_name(c->feature_level), .input_type = dtype_name(c->input.type),
+        .output_type = dtype_name(c->output.type), .indices_type = type_or_null(&c->indices),
+        .layout = gen_layout_name(sc->info.layout), .distribution = gen_distribution_name(sc->info.dist),
+        .kind = mismatch_kind_name(j->kind), .verdict = verdict_name(j->verdict),
+        .run_id = r->rep->run_id, .seen_at = utc_now(seen_at, sizeof seen_at), .case_id = case_id,
+        .elements = case_tensor_elements(&c->input), .first_mismatch = first_json, .replay = replay,
+    };
+    int64_t id;
+    bool is_new;
+    if (!store_signature(r->db, &row, &id, &is_new, err))
+        return false;
+    size_t before = r->sig_count;
+    if (!remember_signature(r, id, is_new, index, j))
+        return err_set(err, "out of memory remembering signatures");
+    if (r->sig_count > before) /* first time in this run: say so, with its replay command */
+        print_signature_line(r, sc, index, j, first_json, detail, is_new);
+    return true;
+}
+
+static bool record_case(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
+                        double time_us, const char *detail, dmlc_error *err)
+{
+    const dml_case *c = &sc->c;
+    char classes[64];
+    char *in_sizes = dump(uint_array(c->input.sizes, c->input.rank));
+    char *in_strides = c->input.has_strides ? dump(uint_array(c->input.strides, c->input.rank)) : NULL;
+    char *out_sizes = dump(uint_array(c->output.sizes, c->output.rank));
+    char *params = params_json(c);
+    char *first = first_mismatch_json(c, j);
+    store_case_row row = {
+        .run_id = r->rep->run_id, .case_index = index, .op = op_table[c->op].name,
+        .feature_level = fl_name(c->feature_level), .input_type = dtype_name(c->input.type),
+        .output_type = dtype_name(c->output.type), .indices_type = type_or_null(&c->indices),
+        .rank = c->input.rank, .elements = case_tensor_elements(&c->input), .input_sizes = in_sizes,
+        .input_strides = in_strides, .output_sizes = out_sizes, .params = params,
+        .axis_kind = axis_kind(c), .layout = gen_layout_name(sc->info.layout),
+        .distribution = gen_distribution_name(sc->info.dist),
+        .classes = case_classes_str(sc->classes, classes, sizeof classes),
+        .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
+        .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
+    };
+    bool ok = in_sizes && out_sizes && params ? store_case(r->db, &row, err)
+                                              : err_set(err, "out of memory formatting a case row");
+    if (ok && (j->verdict == VERDICT_FAIL || j->verdict == VERDICT_UNSPECIFIED))
+        ok = record_signature(r, sc, index, j, first, detail, err);
+    free(in_sizes);
+    free(in_strides);
+    free(out_sizes);
+    free(params);
+    free(first);
+    r->rep->cases++;
+    r->rep->by_verdict[j->verdict]++;
+    r->fl_counts[fl_slot(c->feature_level)][j->verdict]++;
+    r->uncommitted++;
+    return ok;
+}
+
+/* Judges one answer of the worker for a prepared case. */
+static void judge_answer(runner *r, const slot_case *sc, const worker_answer *a, judgement *j)
+{
+    if (a->died != KIND_NONE || a->status != RUN_OK) {
+        judge_status(a->status, a->died, j);
+        return;
+    }
+    judge_outputs(&sc->c, &sc->expected, sc->flushed.output ? &sc->flushed : NULL, &a->outputs,
+                  &r->rules, j);
+}
+
+static bool commit_if_due(runner *r, bool force, dmlc_error *err)
+{
+    double now = now_s();
+    if (!force && r->uncommitted < r->o->commit_cases && now - r->last_commit < COMMIT_INTERVAL_S)
+        return true;
+    if (!store_run_progress(r->db, r->rep->run_id, r->rep->cases, r->rep->by_verdict[VERDICT_FAIL],
+                            now - r->start, err)
+        || !store_batch_commit(r->db, err) || !store_batch_begin(r->db, err))
+        return false;
+    r->uncommitted = 0;
+    r->last_commit = now;
+    return true;
+}
+
+static bool want_more(const runner *r, uint64_t next_index)
+{
+    if (r->o->stop && *r->o->stop)
+        return false;
+    if (r->o->cases && next_index >= r->o->cases)
+        return false;
+    if (r->o->time_s > 0 && now_s() - r->start >= r->o->time_s)
+        return false;
+    return true;
+}
+
+static void plan_slot(const runner *r, slot *s, uint64_t *next_index)
+{
+    s->first = *next_index;
+    s->count = 0;
+    if (!want_more(r, *next_index))
+        return;
+    uint64_t n = r->o->batch;
+    if (r->o->cases && r->o->cases - *next_index < n)
+        n = r->o->cases - *next_index;
+    s->count = (uint32_t)n;
+    *next_index += n;
+}
+
+/* After the worker died at case i of `cur`: restart it and ask again for what it lost. */
+static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slot *next, dmlc_error *err)
+{
+    if (!worker_restart(r->w, err))
+        return err_prefix(err, "restarting the worker after a crash or hang");
+    if (i + 1 < cur->count && !worker_send_range(r->w, cur->first + i + 1, cur->count - i - 1, err))
+        return false;
+    return next->count == 0 || worker_send_range(r->w, next->first, next->count, err);
+}
+
+/* Receives, judges and records the answers of one batch. */
+static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
+{
+    for (uint32_t i = 0; i < cur->count; i++) {
+        slot_case *sc = &cur->cases[i];
+        uint64_t index = cur->first + i;
+        worker_answer a;
+        if (!worker_receive(r->w, &sc->c, &a, err))
+            return false;
+        if (!sc->valid) { /* a dmlcheck bug: the generator made a case it cannot check */
+            judgement j = { .verdict = VERDICT_ERROR };
+            worker_answer_free(&a);
+            if (!sc->c.input.present)
+                r->rep->by_verdict[VERDICT_ERROR]++; /* nothing to describe: count only */
+            else if (!record_case(r, sc, index, &j, 0, sc->error, err))
+                return false;
+            clear_progress(r);
+            fprintf(stderr, "dmlcheck: case %" PRIu64 ":%" PRIu64 " not checked: %s\n  replay: "
+                    "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", r->o->seed, index, sc->error,
+                    r->o->seed, index, r->replay_args);
+            if (a.died != KIND_NONE && !resend_after_death(r, cur, i, next, err))
+                return false;
+            continue;
+        }
+        judgement j;
+        judge_answer(r, sc, &a, &j);
+        bool ok = record_case(r, sc, index, &j, a.time_us, a.message[0] ? a.message : NULL, err);
+        mismatch_kind died = a.died;
+        worker_answer_free(&a);
+        if (!ok || (died != KIND_NONE && !resend_after_death(r, cur, i, next, err)))
+            return false;
+    }
+    return true;
+}
+
+static bool run_loop(runner *r, dmlc_error *err)
+{
+    slot slots[2] = { { 0 } };
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; k++)
+        ok = (slots[k].cases = calloc(r->o->batch, sizeof(slot_case))) != NULL;
+    if (!ok) {
+        free(slots[0].cases);
+        return err_set(err, "out of memory for batches");
+    }
+    uint64_t next_index = 0;
+    int cur = 0;
+    plan_slot(r, &slots[cur], &next_index);
+    if (slots[cur].count)
+        ok = worker_send_range(r->w, slots[cur].first, slots[cur].count, err);
+    while (ok && slots[cur].count) {
+        slot *s = &slots[cur], *n = &slots[!cur];
+        for (uint32_t i = 0; i < s->count; i++)
+            prepare_case(r, s->first + i, &s->cases[i]);
+        plan_slot(r, n, &next_index);
+        if (n->count)
+            ok = worker_send_range(r->w, n->first, n->count, err);
+        ok = ok && finish_slot(r, s, n, err);
+        for (uint32_t i = 0; i < s->count; i++)
+            free_slot_case(&s->cases[i]);
+        ok = ok && commit_if_due(r, false, err);
+        show_progress(r, false);
+        cur = !cur;
+    }
+    /* On an error the next batch may be prepared or half-received: drop it. */
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < r->o->batch; i++)
+            free_slot_case(&slots[k].cases[i]);
+        free(slots[k].cases);
+    }
+    r->rep->interrupted = r->o->stop && *r->o->stop;
+    return ok;
+}
+
+/* ---- Shrinking ---------------------------------------------------------------------- */
+
+typedef struct shrink_ctx {
+    runner *r;
+    verdict verdict;
+    mismatch_kind kind;
+    bool broken;       /* the worker could not be restarted */
+} shrink_ctx;
+
+/* Runs a candidate through the reference and the worker: same verdict and kind? */
+static bool still_fails(const dml_case *candidate, void *opaque)
+{
+    shrink_ctx *x = opaque;
+    runner *r = x->r;
+    if (x->broken)
+        return false;
+    slot_case sc;
+    memset(&sc, 0, sizeof sc);
+    dmlc_error err;
+    if (!case_copy(&sc.c, candidate) || !case_outputs_alloc(&sc.expected, &sc.c)) {
+        free_slot_case(&sc);
+        return false;
+    }
+    exec_options exec = reference_exec(r->o);
+    bool fp32 = sc.c.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
+    sc.classes = ref_classify(&sc.c, &exec, &sc.expected, fp32 ? &sc.flushed : NULL);
+    worker_answer a;
+    bool same = false;
+    if (worker_send_case(r->w, &sc.c, &err) && worker_receive(r->w, &sc.c, &a, &err)) {
+        judgement j;
+        judge_answer(r, &sc, &a, &j);
+        same = j.verdict == x->verdict && j.kind == x->kind;
+        if (a.died != KIND_NONE && !worker_restart(r->w, &err))
+            x->broken = true;
+        worker_answer_free(&a);
+    } else if (!worker_restart(r->w, &err)) {
+        x->broken = true;
+    }
+    free_slot_case(&sc);
+    return same;
+}
+
+/* Minimizes the first case of each new signature and stores it as a case file. */
+static bool shrink_new_signatures(runner *r, dmlc_error *err)
+{
+    for (size_t i = 0; i < r->sig_count && r->o->shrink_budget; i++) {
+        seen_signature *s = &r->sigs[i];
+        if (!s->is_new || (r->o->stop && *r->o->stop))
+            continue;
+        dml_case c, small;
+        gen_info info;
+        if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
+            return false;
+        shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind };
+        /* Hangs cost the whole time limit per try: give them a small budget. */
+        unsigned budget = s->kind == KIND_hang ? 6 : r->o->shrink_budget;
+        shrink_stats st;
+        case_init(&small);
+        bool ok = shrink_case(&c, still_fails, &x, budget, &small, &st);
+        case_outputs expected = { 0 };
+        char *json = NULL;
+        if (ok && case_outputs_alloc(&expected, &small)) {
+            exec_options exec = reference_exec(r->o);
+            ref_run(&small, &exec, &expected);
+            json = casefile_write(&small, &expected);
+        }
+        ok = json && store_signature_shrunk(r->db, s->id, json, err);
+        if (ok && !r->o->quiet)
+            fprintf(r->o->out, "shrunk signature %" PRId64 " (case %" PRIu64 ":%" PRIu64 "): %" PRIu64
+                    " -> %" PRIu64 " input elements in %u tries\n", s->id, r->o->seed, s->index,
+                    case_tensor_elements(&c.input), case_tensor_elements(&small.input), st.tried);
+        free(json);
+        case_outputs_free(&expected);
+        case_free(&small);
+        case_free(&c);
+        if (!ok)
+            return err->msg[0] ? false : err_set(err, "out of memory shrinking a case");
+    }
+    return true;
+}
+
+/* ---- Summary ------------------------------------------------------------------------ */
+
+static void print_summary(runner *r)
+{
+    FILE *f = r->o->out;
+    runner_report *rep = r->rep;
+    clear_progress(r);
+    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s, SQLite %.1f%%)%s\n", rep->cases,
+            rep->seconds, rep->seconds > 0 ? (double)rep->cases / rep->seconds : 0,
+            rep->seconds > 0 ? 100 * rep->store_seconds / rep->seconds : 0,
+            rep->interrupted ? ", interrupted" : "");
+    for (size_t i = 0; i < FL_TESTED_COUNT; i++) {
+        const uint64_t *n = r->fl_counts[i];
+        uint64_t total = 0;
+        for (int v = 0; v < VERDICT_COUNT; v++)
+            total += n[v];
+        if (total)
+            fprintf(f, "feature-level %s: cases=%" PRIu64 " pass=%" PRIu64 " fail=%" PRIu64
+                    " unspecified=%" PRIu64 " skip=%" PRIu64 " error=%" PRIu64 "\n",
+                    fl_name(fl_tested[i]), total, n[VERDICT_PASS], n[VERDICT_FAIL],
+                    n[VERDICT_UNSPECIFIED], n[VERDICT_SKIP], n[VERDICT_ERROR]);
+    }
+    fprintf(f, "signatures: %zu in this run, %u new\n", r->sig_count, rep->new_signatures);
+    for (size_t i = 0; i < r->sig_count; i++) {
+        const seen_signature *s = &r->sigs[i];
+        fprintf(f, "  %s signature %" PRId64 ": %s %s x%" PRIu64 "\n    replay: dmlcheck replay %"
+                PRIu64 ":%" PRIu64 " %s\n", s->is_new ? "new" : "known", s->id, verdict_name(s->verdict),
+                mismatch_kind_name(s->kind), s->count, r->o->seed, s->index, r->replay_args);
+    }
+    fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
+}
+
+/* ---- Entry -------------------------------------------------------------------------- */
+
+static bool begin_run(runner *r, dmlc_error *err)
+{
+    char started[32], host[512];
+    char *options = runner_options_json(r->o);
+    store_run_start start = {
+        .started_at = utc_now(started, sizeof started), .seed = r->o->seed, .options_json = options,
+        .command_line = r->o->command_line,
+        .git_revision = dmlcheck_git_revision[0] ? dmlcheck_git_revision : NULL,
+        .host = host_text(host, sizeof host), .backend = r->o->backend->name,
+        .nan_policy = nan_policy_name(r->o->nan), .strict = r->o->strict,
+        .cases_requested = r->o->cases ? (int64_t)r->o->cases : -1,
+        .time_requested_s = r->o->time_s > 0 ? r->o->time_s : -1,
+    };
+    bool ok = options && store_run_begin(r->db, &start, &r->rep->run_id, err)
+        && store_run_device(r->db, r->rep->run_id, r->o->backend->name, &r->info, &r->device_id, err);
+    free(options);
+    return ok ? true : err->msg[0] ? false : err_set(err, "out of memory");
+}
+
+static int runner_dry_run(const runner_options *o, dmlc_error *err);
+
+int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
+{
+    runner r = { .o = o, .rep = report };
+    memset(report, 0, sizeof *report);
+    err->msg[0] = 0;
+    if (o->dry_run)
+        return runner_dry_run(o, err);
+    if (!o->backend || !o->db_path || !o->batch)
+        return err_set(err, "runner: no backend, database or batch size"), 2;
+    r.wcfg = (worker_config){ .backend = o->backend, .device = o->device, .seed = o->seed,
+                              .gen = o->gen, .exec = reference_exec(o),
+                              .open_timeout_ms = o->open_timeout_ms,
+                              .case_timeout_ms = o->case_timeout_ms };
+    runner_replay_args(o, r.replay_args, sizeof r.replay_args);
+    r.db = store_open(o->db_path, err);
+    if (!r.db)
+        return 2;
+    struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
+    sigaction(SIGPIPE, &ignore, &old_pipe); /* a dead worker must not kill us on write */
+    r.w = worker_start(&r.wcfg, &r.info, err);
+    int code = 2;
+    if (r.w && begin_run(&r, err)) {
+        r.rules = (judge_rules){ .strict = o->strict, .device_flushes = r.info.flushes_denormals };
+        r.start = r.last_commit = now_s();
+        bool ok = store_batch_begin(r.db, err) && run_loop(&r, err);
+        report->seconds = now_s() - r.start;
+        /* Even after an error, keep what was checked: commit the open batch. */
+        dmlc_error commit_err;
+        bool committed = commit_if_due(&r, true, &commit_err) && store_batch_commit(r.db, &commit_err);
+        if (ok && !committed) {
+            *err = commit_err;
+            ok = false;
+        }
+        ok = ok && (report->interrupted || shrink_new_signatures(&r, err));
+        report->store_seconds = store_seconds(r.db);
+        char finished[32];
+        dmlc_error ignored;
+        store_run_finish(r.db, report->run_id, !ok ? "error" : report->interrupted ? "interrupted"
+                         : "finished", utc_now(finished, sizeof finished), &ignored);
+        if (!o->quiet && ok)
+            print_summary(&r);
+        code = !ok ? 2 : report->by_verdict[VERDICT_FAIL] ? 1 : 0;
+    }
+    clear_progress(&r);
+    worker_stop(r.w);
+    store_close(r.db);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    free(r.sigs);
+    return code;
+}
+
+/* ---- Dry run: the generator's coverage ---------------------------------------------- */
+
+/* Counters of one generator dimension, printed as "name: value=count ...". */
+typedef struct tally {
+    const char *name;
+    const char *values[32];
+    uint64_t counts[32];
+    unsigned n;
+} tally;
+
+static void tally_add(tally *t, const char *value)
+{
+    for (unsigned i = 0; i < t->n; i++)
+        if (!strcmp(t->values[i], value)) {
+            t->counts[i]++;
+            return;
+        }
+    if (t->n < 32) {
+        t->values[t->n] = value;
+        t->counts[t->n++] = 1;
+    }
+}
+
+static void tally_print(FILE *f, const tally *t)
+{
+    fprintf(f, "%-14s", t->name);
+    for (unsigned i = 0; i < t->n; i++)
+        fprintf(f, " %s=%" PRIu64, t->values[i], t->counts[i]);
+    fputc('\n', f);
+}
+
+enum { T_OP_FL, T_INPUT, T_OUTPUT, T_INDICES, T_RANK, T_LAYOUT, T_DIST, T_AXES, T_DIRECTION,
+       T_POOL, T_CLASSES, T_COUNT };
+
+/* Pooling parameter features of a case, one tally entry each. */
+static void tally_pooling(tally *t, const dml_case *c)
+{
+    bool dilated = false, strided = false, padded = false, asymmetric = false, ceil_sized = false;
+    unsigned first_spatial = c->input.rank - c->spatial_count;
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        dilated |= c->dilations[s] > 1;
+        strided |= c->pool_strides[s] > 1;
+        padded |= c->start_padding[s] + c->end_padding[s] > 0;
+        asymmetric |= c->start_padding[s] != c->end_padding[s];
+        uint64_t span = (uint64_t)c->input.sizes[first_spatial + s] + c->start_padding[s] + c->end_padding[s];
+        uint64_t dilated_window = (uint64_t)(c->window[s] - 1) * c->dilations[s] + 1;
+        uint64_t floor_out = (span - dilated_window) / c->pool_strides[s] + 1;
+        ceil_sized |= c->output.sizes[first_spatial + s] > floor_out;
+    }
+    tally_add(t, c->spatial_count == 3 ? "3d" : "2d");
+    tally_add(t, dilated ? "dilated" : "undilated");
+    tally_add(t, strided ? "strided" : "stride1");
+    tally_add(t, asymmetric ? "asymmetric_padding" : padded ? "symmetric_padding" : "no_padding");
+    tally_add(t, ceil_sized ? "ceil_output" : "floor_output");
+    tally_add(t, c->indices.present ? "with_indices" : "without_indices");
+}
+
+static int runner_dry_run(const runner_options *o, dmlc_error *err)
+{
+    static const char *const names[T_COUNT] = { "op@level", "input_type", "output_type",
+        "indices_type", "rank", "layout", "distribution", "axes", "direction", "pooling", "classes" };
+    static const char *const ranks[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8" };
+    char labels[OP_COUNT][8][32];
+    tally t[T_COUNT];
+    memset(t, 0, sizeof t);
+    for (int i = 0; i < T_COUNT; i++)
+        t[i].name = names[i];
+    worker_config cfg = { .seed = o->seed, .gen = o->gen };
+    exec_options exec = reference_exec(o);
+    uint64_t n = o->cases ? o->cases : 10000, invalid = 0;
+    for (uint64_t i = 0; i < n && !(o->stop && *o->stop); i++) {
+        dml_case c;
+        gen_info info;
+        if (!worker_generate(&cfg, i, &c, &info, err)) {
+            fprintf(stderr, "dmlcheck: case %" PRIu64 ":%" PRIu64 ": %s\n", o->seed, i, err->msg);
+            invalid++;
+            case_free(&c);
+            continue;
+        }
+        char *label = labels[c.op][fl_slot(c.feature_level)];
+        snprintf(label, 32, "%s@%s", op_table[c.op].stem, fl_name(c.feature_level));
+        tally_add(&t[T_OP_FL], label);
+        tally_add(&t[T_INPUT], dtype_name(c.input.type));
+        tally_add(&t[T_OUTPUT], dtype_name(c.output.type));
+        tally_add(&t[T_INDICES], c.indices.present ? dtype_name(c.indices.type) : "none");
+        tally_add(&t[T_RANK], ranks[c.input.rank <= 8 ? c.input.rank : 0]);
+        tally_add(&t[T_LAYOUT], gen_layout_name(info.layout));
+        tally_add(&t[T_DIST], gen_distribution_name(info.dist));
+        if (op_is_arg_reduce(c.op)) {
+            tally_add(&t[T_AXES], axis_kind(&c));
+            tally_add(&t[T_DIRECTION], c.direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING"
+                                                                                      : "INCREASING");
+        } else {
+            tally_pooling(&t[T_POOL], &c);
+        }
+        case_outputs out;
+        if (case_outputs_alloc(&out, &c)) {
+            unsigned classes = ref_classify(&c, &exec, &out, NULL);
+            tally_add(&t[T_CLASSES], classes & CASE_CLASS_NAN ? "nan" : "no_nan");
+            tally_add(&t[T_CLASSES], classes & CASE_CLASS_DENORMAL ? "denormal" : "no_denormal");
+            tally_add(&t[T_CLASSES], classes & CASE_CLASS_PADDING_WINDOW ? "padding_window"
+                                                                          : "no_padding_window");
+            case_outputs_free(&out);
+        }
+        case_free(&c);
+    }
+    fprintf(o->out, "dry run: %" PRIu64 " cases of seed %" PRIu64 ", %" PRIu64 " invalid\n", n, o->seed,
+            invalid);
+    for (int i = 0; i < T_COUNT; i++)
+        tally_print(o->out, &t[i]);
+    err->msg[0] = 0;
+    return invalid ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * runner.h: the differential runner behind `dmlcheck run`.  For each case SEED:INDEX it
+ * generates and validates the case, computes the reference answer (and its classes) in this
+ * process while a worker process runs the backend on the same case, judges the pair
+ * (classify.h), and records case, result and signature in the results database (store.h)
+ * in batched transactions.  New signatures are shrunk at the end of the run.
+ *
+ * No global state: everything lives in runner_options (inputs) and runner_report (outputs);
+ * the only shared thing is the caller's stop flag, set from a signal handler.
+ */
+#ifndef DMLCHECK_RUNNER_H
+#define DMLCHECK_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "case.h"
+#include "gen.h"
+
+/* `git describe --always --dirty` at build time ("" when unknown); generated file. */
+extern const char dmlcheck_git_revision[];
+
+typedef struct runner_options {
+    /* The implementation under test: a registry entry, or a test's own vtable (fault
+     * injection) which the worker uses exactly like a registered one. */
+    const backend_vtable *backend;
+    const char *device;          /* --device, or NULL */
+    uint64_t seed;
+    gen_options gen;
+    nan_policy nan;
+    bool strict;
+    uint64_t cases;              /* stop after this many (0: no count limit) */
+    double time_s;               /* stop after this long (0: no time limit) */
+    const char *db_path;
+    bool dry_run;                /* generate only: print the coverage table, no backend, no db */
+    unsigned batch;              /* cases per worker request */
+    unsigned commit_cases;       /* cases per transaction (at most; also every second) */
+    unsigned case_timeout_ms;    /* one case on the backend; longer is a hang */
+    unsigned open_timeout_ms;    /* opening the backend */
+    unsigned shrink_budget;      /* candidate runs per new signature; 0: no shrinking */
+    bool progress;               /* a \r progress line (on a terminal) */
+    bool quiet;                  /* no per-signature lines and no summary (tests) */
+    FILE *out;                   /* where lines go (stdout) */
+    const volatile sig_atomic_t *stop; /* set asynchronously: finish the batch and stop */
+    const char *command_line;    /* recorded with the run */
+} runner_options;
+
+/* Defaults for everything but backend, seed and db_path. */
+void runner_options_default(runner_options *o);
+
+typedef struct runner_report {
+    int64_t run_id;
+    uint64_t cases;                         /* cases recorded */
+    uint64_t by_verdict[5];                 /* classify.h verdict order */
+    unsigned signatures, new_signatures;    /* distinct signatures seen in this run */
+    double seconds;                         /* wall time of the case loop */
+    double store_seconds;                   /* of which inside SQLite */
+    bool interrupted;
+} runner_report;
+
+/* Runs the whole thing.  Returns the exit code: 0 no judged mismatch, 1 some, 2 usage or
+ * setup error (message in err, already printed nowhere). */
+int runner_run(const runner_options *o, runner_report *report, dmlc_error *err);
+
+/* The options that make `dmlcheck replay/export SEED:INDEX` regenerate and judge a case
+ * exactly as the run did ("--backend opencl --max-elements 4096 ..."), into buf. */
+const char *runner_replay_args(const runner_options *o, char *buf, size_t size);
+/* The run's options as compact JSON (malloc'd; NULL on allocation failure). */
+char *runner_options_json(const runner_options *o);
+
+/* Parses the options shared by run, replay and export (--backend, --device,
+ * --feature-level, --ops, --types, --max-elements, --nan-policy, --strict) from one
+ * getopt_long option; `name` is the long option's name.  False with err on a bad value. */
+bool runner_parse_common(runner_options *o, const char *name, const char *value, dmlc_error *err);
+
+#endif

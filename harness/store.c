@@ -1,0 +1,528 @@
+/*
+ * store.c: the SQLite results database.  Every statement lives in `statement_sql` below,
+ * prepared once at open and reused with bound parameters only (no SQL is ever assembled
+ * from values).  Writes happen inside batches (BEGIN IMMEDIATE ... COMMIT) in WAL mode, so
+ * a reader (reports) never blocks the run and a killed run loses at most its open batch.
+ *
+ * Schema versions: schema.sql (embedded at build time as store_schema_sql) creates version
+ * STORE_SCHEMA_VERSION on a fresh file.  An older file is brought up one version at a time
+ * by `migrations` (each step in its own transaction, bumping user_version); a newer file is
+ * refused before anything is written to it.
+ */
+#include "store.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Generated from harness/schema.sql by the build (meson custom_target). */
+extern const char store_schema_sql[];
+
+/* One row per statement; the enum and the SQL come from the same list. */
+#define STORE_STATEMENTS(X)                                                                   \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                               \
+    X(COMMIT, "COMMIT")                                                                       \
+    X(ROLLBACK, "ROLLBACK")                                                                   \
+    X(RUN_INSERT,                                                                             \
+      "INSERT INTO runs (started_at, seed, options, command_line, git_revision,"              \
+      " dmlcheck_version, host, backend, nan_policy, strict, cases_requested,"                \
+      " time_requested_s, elapsed_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)")                     \
+    X(DEVICE_FIND,                                                                            \
+      "SELECT id FROM devices WHERE backend = ? AND platform = ? AND device = ?"              \
+      " AND driver = ? AND c_version = ? AND fp_config = ? AND flushes_denormals = ?")        \
+    X(DEVICE_INSERT,                                                                          \
+      "INSERT INTO devices (backend, platform, device, driver, c_version, fp_config,"         \
+      " flushes_denormals) VALUES (?,?,?,?,?,?,?)")                                           \
+    X(RUN_SET_DEVICE, "UPDATE runs SET device_id = ? WHERE id = ?")                           \
+    X(RUN_PROGRESS,                                                                           \
+      "UPDATE runs SET cases_done = ?, failures = ?, elapsed_s = ? WHERE id = ?")             \
+    X(RUN_FINISH, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")                 \
+    X(CASE_INSERT,                                                                            \
+      "INSERT INTO cases (run_id, case_index, op, feature_level, input_type, output_type,"    \
+      " indices_type, rank, elements, input_sizes, input_strides, output_sizes, params,"      \
+      " axis_kind, layout, distribution, classes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") \
+    X(RESULT_INSERT,                                                                          \
+      "INSERT INTO results (case_id, verdict, kind, mismatch_count, first_mismatch, detail,"  \
+      " time_us) VALUES (?,?,?,?,?,?,?)")                                                     \
+    X(SIGNATURE_FIND,                                                                         \
+      "SELECT id, rep_elements FROM signatures WHERE backend = ? AND ifnull(device_id, 0) = ?" \
+      " AND op = ? AND feature_level = ? AND input_type = ? AND output_type = ?"              \
+      " AND ifnull(indices_type, '') = ? AND layout = ? AND distribution = ? AND kind = ?"    \
+      " AND verdict = ?")                                                                     \
+    X(SIGNATURE_INSERT,                                                                       \
+      "INSERT INTO signatures (backend, device_id, op, feature_level, input_type,"            \
+      " output_type, indices_type, layout, distribution, kind, verdict, count,"               \
+      " first_seen_run, first_seen_at, last_seen_run, last_seen_at, representative,"          \
+      " rep_elements, first_mismatch, replay)"                                                \
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?,?,?)")                                    \
+    X(SIGNATURE_COUNT,                                                                        \
+      "UPDATE signatures SET count = count + 1, last_seen_run = ?, last_seen_at = ?"          \
+      " WHERE id = ?")                                                                        \
+    X(SIGNATURE_REPRESENT,                                                                    \
+      "UPDATE signatures SET representative = ?, rep_elements = ?, first_mismatch = ?,"       \
+      " replay = ? WHERE id = ?")                                                             \
+    X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ? WHERE id = ?")
+
+typedef enum statement_id {
+#define X(id, sql) STMT_##id,
+    STORE_STATEMENTS(X)
+#undef X
+    STMT_COUNT
+} statement_id;
+
+static const char *const statement_sql[STMT_COUNT] = {
+#define X(id, sql) sql,
+    STORE_STATEMENTS(X)
+#undef X
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[STMT_COUNT];
+    int found_version;
+    bool in_batch;
+    double seconds; /* wall time spent in SQLite calls */
+    char *path;
+};
+
+/* One migration step: brings a database at version `from` to `from + 1`.  Version 0 is a
+ * fresh file, which gets the whole current schema at once. */
+typedef struct migration {
+    int from;
+    const char *sql;
+} migration;
+
+static const migration migrations[] = {
+    /* Future steps go here, e.g. { 1, "ALTER TABLE ...; PRAGMA user_version = 2;" }. */
+    { 0, NULL }, /* sentinel */
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool sql_fail(store *s, dmlc_error *err, const char *what)
+{
+    return err_set(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return true;
+    err_set(err, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errmsg(s->db));
+    sqlite3_free(msg);
+    return false;
+}
+
+static bool read_user_version(store *s, int *version, dmlc_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(s, err, "reading the schema version");
+    bool ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok)
+        *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return ok ? true : sql_fail(s, err, "reading the schema version");
+}
+
+/* True when the file already holds tables (a version-0 file with tables is not ours). */
+static bool has_tables(store *s, bool *any, dmlc_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(s, err, "reading the schema");
+    bool ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok)
+        *any = sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    return ok ? true : sql_fail(s, err, "reading the schema");
+}
+
+static bool apply_in_transaction(store *s, const char *sql, const char *what, dmlc_error *err)
+{
+    if (!exec_sql(s, "BEGIN IMMEDIATE", what, err))
+        return false;
+    if (!exec_sql(s, sql, what, err)) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return false;
+    }
+    return exec_sql(s, "COMMIT", what, err);
+}
+
+/* Creates or migrates the schema; refuses newer or foreign files. */
+static bool bring_schema_up(store *s, dmlc_error *err)
+{
+    int version = 0;
+    if (!read_user_version(s, &version, err))
+        return false;
+    s->found_version = version;
+    if (version > STORE_SCHEMA_VERSION)
+        return err_set(err, "%s has results schema version %d, newer than the version %d this "
+                       "dmlcheck %s understands; use a newer dmlcheck, or another --db file",
+                       s->path, version, STORE_SCHEMA_VERSION, DMLCHECK_VERSION);
+    if (version == 0) {
+        bool any = false;
+        if (!has_tables(s, &any, err))
+            return false;
+        if (any)
+            return err_set(err, "%s is an SQLite database but not a dmlcheck results database "
+                           "(it has tables and no schema version); use another --db file", s->path);
+    }
+    /* WAL: readers never block the run; a killed writer leaves every committed batch. */
+    if (!exec_sql(s, "PRAGMA journal_mode = WAL", "enabling WAL", err)
+        || !exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err)
+        || !exec_sql(s, "PRAGMA foreign_keys = ON", "enabling foreign keys", err))
+        return false;
+    if (version == 0)
+        return apply_in_transaction(s, store_schema_sql, "creating the schema", err);
+    for (const migration *m = migrations; m->sql; m++)
+        if (m->from == version) {
+            if (!apply_in_transaction(s, m->sql, "migrating the schema", err))
+                return false;
+            version++;
+        }
+    if (version != STORE_SCHEMA_VERSION)
+        return err_set(err, "%s: no migration from results schema version %d to %d", s->path,
+                       version, STORE_SCHEMA_VERSION);
+    return true;
+}
+
+store *store_open(const char *path, dmlc_error *err)
+{
+    store *s = calloc(1, sizeof *s);
+    if (!s) {
+        err_set(err, "out of memory opening %s", path);
+        return NULL;
+    }
+    s->path = strdup(path);
+    if (!s->path) {
+        err_set(err, "out of memory opening %s", path);
+        free(s);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        err_set(err, "cannot open results database %s: %s", path,
+                s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 10000);
+    if (!bring_schema_up(s, err)) {
+        store_close(s);
+        return NULL;
+    }
+    for (int i = 0; i < STMT_COUNT; i++)
+        if (sqlite3_prepare_v3(s->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                               &s->stmt[i], NULL) != SQLITE_OK) {
+            sql_fail(s, err, "preparing a statement");
+            store_close(s);
+            return NULL;
+        }
+    return s;
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    if (s->in_batch && s->stmt[STMT_ROLLBACK])
+        sqlite3_step(s->stmt[STMT_ROLLBACK]);
+    for (int i = 0; i < STMT_COUNT; i++)
+        sqlite3_finalize(s->stmt[i]);
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s);
+}
+
+int store_found_version(const store *s) { return s->found_version; }
+double store_seconds(const store *s) { return s->seconds; }
+
+/* ---- Binding and stepping ----------------------------------------------------------- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+    sqlite3_bind_int64(st, i, v > INT64_MAX ? INT64_MAX : (sqlite3_int64)v);
+}
+
+/* Steps a bound statement to completion (no rows expected) and resets it. */
+static bool step_done(store *s, statement_id id, const char *what, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[id];
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return sql_fail(s, err, what);
+    return true;
+}
+
+static bool run_plain(store *s, statement_id id, const char *what, dmlc_error *err)
+{
+    double t0 = now_seconds();
+    bool ok = step_done(s, id, what, err);
+    s->seconds += now_seconds() - t0;
+    return ok;
+}
+
+/* ---- Runs and devices --------------------------------------------------------------- */
+
+bool store_run_begin(store *s, const store_run_start *r, int64_t *run_id, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_RUN_INSERT];
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, r->seed);
+    bind_text(st, 1, r->started_at);
+    bind_text(st, 2, seed);
+    bind_text(st, 3, r->options_json);
+    bind_text(st, 4, r->command_line);
+    bind_text(st, 5, r->git_revision);
+    bind_text(st, 6, DMLCHECK_VERSION);
+    bind_text(st, 7, r->host);
+    bind_text(st, 8, r->backend);
+    bind_text(st, 9, r->nan_policy);
+    sqlite3_bind_int(st, 10, r->strict);
+    if (r->cases_requested >= 0)
+        sqlite3_bind_int64(st, 11, r->cases_requested);
+    else
+        sqlite3_bind_null(st, 11);
+    if (r->time_requested_s >= 0)
+        sqlite3_bind_double(st, 12, r->time_requested_s);
+    else
+        sqlite3_bind_null(st, 12);
+    if (!run_plain(s, STMT_RUN_INSERT, "recording the run", err))
+        return false;
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return true;
+}
+
+static void bind_device(sqlite3_stmt *st, const char *backend, const backend_info *info)
+{
+    bind_text(st, 1, backend);
+    bind_text(st, 2, info->platform);
+    bind_text(st, 3, info->device);
+    bind_text(st, 4, info->driver);
+    bind_text(st, 5, info->c_version);
+    bind_text(st, 6, info->fp_config);
+    sqlite3_bind_int(st, 7, info->flushes_denormals);
+}
+
+bool store_run_device(store *s, int64_t run_id, const char *backend, const backend_info *info,
+                      int64_t *device_id, dmlc_error *err)
+{
+    double t0 = now_seconds();
+    sqlite3_stmt *find = s->stmt[STMT_DEVICE_FIND];
+    bind_device(find, backend, info);
+    int rc = sqlite3_step(find);
+    *device_id = rc == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
+    sqlite3_reset(find);
+    sqlite3_clear_bindings(find);
+    s->seconds += now_seconds() - t0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sql_fail(s, err, "looking up the device");
+    if (rc == SQLITE_DONE) {
+        bind_device(s->stmt[STMT_DEVICE_INSERT], backend, info);
+        if (!run_plain(s, STMT_DEVICE_INSERT, "recording the device", err))
+            return false;
+        *device_id = sqlite3_last_insert_rowid(s->db);
+    }
+    sqlite3_stmt *link = s->stmt[STMT_RUN_SET_DEVICE];
+    sqlite3_bind_int64(link, 1, *device_id);
+    sqlite3_bind_int64(link, 2, run_id);
+    return run_plain(s, STMT_RUN_SET_DEVICE, "linking the run to its device", err);
+}
+
+bool store_run_progress(store *s, int64_t run_id, uint64_t cases_done, uint64_t failures,
+                        double elapsed_s, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_RUN_PROGRESS];
+    bind_u64(st, 1, cases_done);
+    bind_u64(st, 2, failures);
+    sqlite3_bind_double(st, 3, elapsed_s);
+    sqlite3_bind_int64(st, 4, run_id);
+    return run_plain(s, STMT_RUN_PROGRESS, "updating the run's counters", err);
+}
+
+bool store_run_finish(store *s, int64_t run_id, const char *status, const char *finished_at,
+                      dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_RUN_FINISH];
+    bind_text(st, 1, status);
+    bind_text(st, 2, finished_at);
+    sqlite3_bind_int64(st, 3, run_id);
+    return run_plain(s, STMT_RUN_FINISH, "finishing the run", err);
+}
+
+/* ---- Batches ------------------------------------------------------------------------ */
+
+bool store_batch_begin(store *s, dmlc_error *err)
+{
+    if (s->in_batch)
+        return true;
+    if (!run_plain(s, STMT_BEGIN, "starting a batch", err))
+        return false;
+    s->in_batch = true;
+    return true;
+}
+
+bool store_batch_commit(store *s, dmlc_error *err)
+{
+    if (!s->in_batch)
+        return true;
+    s->in_batch = false;
+    return run_plain(s, STMT_COMMIT, "committing a batch", err);
+}
+
+/* ---- Cases, results, signatures ----------------------------------------------------- */
+
+bool store_case(store *s, const store_case_row *r, dmlc_error *err)
+{
+    double t0 = now_seconds();
+    sqlite3_stmt *st = s->stmt[STMT_CASE_INSERT];
+    sqlite3_bind_int64(st, 1, r->run_id);
+    bind_u64(st, 2, r->case_index);
+    bind_text(st, 3, r->op);
+    bind_text(st, 4, r->feature_level);
+    bind_text(st, 5, r->input_type);
+    bind_text(st, 6, r->output_type);
+    bind_text(st, 7, r->indices_type);
+    sqlite3_bind_int(st, 8, (int)r->rank);
+    bind_u64(st, 9, r->elements);
+    bind_text(st, 10, r->input_sizes);
+    bind_text(st, 11, r->input_strides);
+    bind_text(st, 12, r->output_sizes);
+    bind_text(st, 13, r->params);
+    bind_text(st, 14, r->axis_kind);
+    bind_text(st, 15, r->layout);
+    bind_text(st, 16, r->distribution);
+    bind_text(st, 17, r->classes);
+    bool ok = step_done(s, STMT_CASE_INSERT, "recording a case", err);
+    if (ok) {
+        st = s->stmt[STMT_RESULT_INSERT];
+        sqlite3_bind_int64(st, 1, sqlite3_last_insert_rowid(s->db));
+        bind_text(st, 2, r->verdict);
+        bind_text(st, 3, r->kind);
+        bind_u64(st, 4, r->mismatch_count);
+        bind_text(st, 5, r->first_mismatch);
+        bind_text(st, 6, r->detail);
+        sqlite3_bind_double(st, 7, r->time_us);
+        ok = step_done(s, STMT_RESULT_INSERT, "recording a result", err);
+    }
+    s->seconds += now_seconds() - t0;
+    return ok;
+}
+
+static void bind_signature_key(sqlite3_stmt *st, const store_signature_row *r)
+{
+    bind_text(st, 1, r->backend);
+    sqlite3_bind_int64(st, 2, r->device_id > 0 ? r->device_id : 0);
+    bind_text(st, 3, r->op);
+    bind_text(st, 4, r->feature_level);
+    bind_text(st, 5, r->input_type);
+    bind_text(st, 6, r->output_type);
+    bind_text(st, 7, r->indices_type ? r->indices_type : "");
+    bind_text(st, 8, r->layout);
+    bind_text(st, 9, r->distribution);
+    bind_text(st, 10, r->kind);
+    bind_text(st, 11, r->verdict);
+}
+
+static bool signature_insert(store *s, const store_signature_row *r, int64_t *id, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_INSERT];
+    bind_text(st, 1, r->backend);
+    if (r->device_id > 0)
+        sqlite3_bind_int64(st, 2, r->device_id);
+    else
+        sqlite3_bind_null(st, 2);
+    bind_text(st, 3, r->op);
+    bind_text(st, 4, r->feature_level);
+    bind_text(st, 5, r->input_type);
+    bind_text(st, 6, r->output_type);
+    bind_text(st, 7, r->indices_type);
+    bind_text(st, 8, r->layout);
+    bind_text(st, 9, r->distribution);
+    bind_text(st, 10, r->kind);
+    bind_text(st, 11, r->verdict);
+    sqlite3_bind_int64(st, 12, r->run_id);
+    bind_text(st, 13, r->seen_at);
+    sqlite3_bind_int64(st, 14, r->run_id);
+    bind_text(st, 15, r->seen_at);
+    bind_text(st, 16, r->case_id);
+    bind_u64(st, 17, r->elements);
+    bind_text(st, 18, r->first_mismatch);
+    bind_text(st, 19, r->replay);
+    if (!step_done(s, STMT_SIGNATURE_INSERT, "recording a signature", err))
+        return false;
+    *id = sqlite3_last_insert_rowid(s->db);
+    return true;
+}
+
+static bool signature_count(store *s, const store_signature_row *r, int64_t id,
+                            bool representative, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_COUNT];
+    sqlite3_bind_int64(st, 1, r->run_id);
+    bind_text(st, 2, r->seen_at);
+    sqlite3_bind_int64(st, 3, id);
+    if (!step_done(s, STMT_SIGNATURE_COUNT, "counting a signature", err))
+        return false;
+    if (!representative)
+        return true;
+    st = s->stmt[STMT_SIGNATURE_REPRESENT];
+    bind_text(st, 1, r->case_id);
+    bind_u64(st, 2, r->elements);
+    bind_text(st, 3, r->first_mismatch);
+    bind_text(st, 4, r->replay);
+    sqlite3_bind_int64(st, 5, id);
+    return step_done(s, STMT_SIGNATURE_REPRESENT, "updating a signature's representative", err);
+}
+
+bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *is_new,
+                     dmlc_error *err)
+{
+    double t0 = now_seconds();
+    sqlite3_stmt *find = s->stmt[STMT_SIGNATURE_FIND];
+    bind_signature_key(find, r);
+    int rc = sqlite3_step(find);
+    bool found = rc == SQLITE_ROW;
+    int64_t rep_elements = found ? sqlite3_column_int64(find, 1) : 0;
+    if (found)
+        *id = sqlite3_column_int64(find, 0);
+    sqlite3_reset(find);
+    sqlite3_clear_bindings(find);
+    bool ok;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        ok = sql_fail(s, err, "looking up a signature");
+    else if (found)
+        ok = signature_count(s, r, *id, (int64_t)r->elements < rep_elements, err);
+    else
+        ok = signature_insert(s, r, id, err);
+    *is_new = !found;
+    s->seconds += now_seconds() - t0;
+    return ok;
+}
+
+bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_SHRUNK];
+    bind_text(st, 1, case_json);
+    sqlite3_bind_int64(st, 2, id);
+    return run_plain(s, STMT_SIGNATURE_SHRUNK, "storing a shrunk case", err);
+}

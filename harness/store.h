@@ -1,0 +1,111 @@
+/*
+ * store.h: the SQLite results database (schema in harness/schema.sql).  One writer per
+ * database: `dmlcheck run` opens it, records a run row, then cases and results in batched
+ * transactions (store_batch_begin / store_batch_commit), signatures as they appear, and the
+ * run's end.  Every row written between a begin and a commit becomes visible atomically, so
+ * a killed run leaves every committed batch and nothing half-written.
+ *
+ * A fresh database gets the embedded schema; an older one is migrated step by step; one
+ * with a newer schema version than this binary knows is refused, never touched.
+ */
+#ifndef DMLCHECK_STORE_H
+#define DMLCHECK_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "error.h"
+
+/* The schema version this binary writes (schema.sql's PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION 1
+
+typedef struct store store;
+
+/* Opens (creating if absent) the database at path, applies or migrates the schema, and
+ * refuses a newer one.  NULL with err on failure; the file is then left as it was. */
+store *store_open(const char *path, dmlc_error *err);
+/* Commits nothing: an open batch is rolled back.  Accepts NULL. */
+void store_close(store *s);
+/* The schema version found in the file before any migration (0: it was created now). */
+int store_found_version(const store *s);
+
+/* The runs row, as a run starts. */
+typedef struct store_run_start {
+    const char *started_at;     /* UTC ISO-8601 */
+    uint64_t seed;
+    const char *options_json;   /* every run option */
+    const char *command_line;
+    const char *git_revision;   /* NULL when unknown */
+    const char *host;
+    const char *backend;
+    const char *nan_policy;
+    bool strict;
+    int64_t cases_requested;    /* < 0: none (--time) */
+    double time_requested_s;    /* < 0: none */
+} store_run_start;
+
+bool store_run_begin(store *s, const store_run_start *r, int64_t *run_id, dmlc_error *err);
+/* Finds or inserts the devices row for (backend, info) and links the run to it. */
+bool store_run_device(store *s, int64_t run_id, const char *backend, const backend_info *info,
+                      int64_t *device_id, dmlc_error *err);
+/* Counters of a run, written with every batch so a killed run's row stays truthful. */
+bool store_run_progress(store *s, int64_t run_id, uint64_t cases_done, uint64_t failures,
+                        double elapsed_s, dmlc_error *err);
+/* status: "finished", "interrupted" or "error". */
+bool store_run_finish(store *s, int64_t run_id, const char *status, const char *finished_at,
+                      dmlc_error *err);
+
+/* Batches: all case rows between begin and commit land in one transaction. */
+bool store_batch_begin(store *s, dmlc_error *err);
+bool store_batch_commit(store *s, dmlc_error *err);
+
+/* One case and its result (a cases row and a results row).  Text fields are NUL-terminated;
+ * the optional ones may be NULL. */
+typedef struct store_case_row {
+    int64_t run_id;
+    uint64_t case_index;
+    const char *op, *feature_level, *input_type, *output_type, *indices_type;
+    unsigned rank;
+    uint64_t elements;
+    const char *input_sizes, *input_strides, *output_sizes, *params; /* JSON */
+    const char *axis_kind;
+    const char *layout, *distribution, *classes;
+    /* result */
+    const char *verdict;        /* pass | fail | unspecified | skip | error */
+    const char *kind;           /* NULL for pass/skip/error */
+    uint64_t mismatch_count;
+    const char *first_mismatch; /* JSON or NULL */
+    const char *detail;
+    double time_us;
+} store_case_row;
+
+bool store_case(store *s, const store_case_row *row, dmlc_error *err);
+
+/* A failure's signature and the facts of this occurrence. */
+typedef struct store_signature_row {
+    const char *backend;
+    int64_t device_id;          /* <= 0: none */
+    const char *op, *feature_level, *input_type, *output_type, *indices_type;
+    const char *layout, *distribution, *kind, *verdict;
+    int64_t run_id;
+    const char *seen_at;
+    const char *case_id;        /* SEED:INDEX of this occurrence */
+    uint64_t elements;          /* its size, to keep the smallest representative */
+    const char *first_mismatch; /* JSON or NULL */
+    const char *replay;
+} store_signature_row;
+
+/* Counts one occurrence: inserts the signature or bumps its count; the occurrence becomes
+ * the representative when it is smaller (fewer input elements, then first seen).  *id gets
+ * the row id and *is_new whether the row was created now. */
+bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool *is_new,
+                     dmlc_error *err);
+/* Stores the minimized case file (JSON) of a signature. */
+bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err);
+
+/* The `sqlite3_stmt`s are prepared once at open; time spent inside SQLite calls so far, for
+ * the "SQLite share of the run" figure. */
+double store_seconds(const store *s);
+
+#endif

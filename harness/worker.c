@@ -1,0 +1,533 @@
+/*
+ * worker.c: the backend's own process (see worker.h).  Wire format, both directions raw
+ * structs (parent and child are the same binary, forked, so layouts agree):
+ *
+ *   parent -> child  request {type, count, first}            RANGE: count generated cases
+ *                    request {type = CASE} + dml_case + input bytes   one explicit case
+ *   child -> parent  hello {status, info, message}            once, after opening the backend
+ *                    answer {status, time, sizes} + output + indices + message   per case
+ *
+ * Invariants: the backend is opened only in the child; the parent never blocks on the child
+ * longer than the per-case limit; the child never touches the parent's SQLite connection or
+ * stdio buffers (the parent flushes before fork, the child leaves with _exit).
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "validate.h"
+
+#define WIRE_MAGIC 0x444d4c57u /* "DMLW" */
+#define GUARD_BYTES 64
+#define READ_BUFFER_BYTES (256u * 1024u)
+/* Answer status for a case the worker could not generate or validate (the parent knows). */
+#define WIRE_NOT_RUN (-1)
+
+enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2 };
+
+typedef struct request {
+    uint32_t magic, type, count, pad;
+    uint64_t first;
+} request;
+
+typedef struct hello {
+    uint32_t magic;
+    int32_t ok;
+    backend_info info;
+    char message[ERR_MSG_MAX];
+} hello;
+
+typedef struct answer_header {
+    uint32_t magic;
+    int32_t status;
+    uint32_t message_len, pad;
+    double time_us;
+    uint64_t output_len, indices_len;
+} answer_header;
+
+struct worker {
+    worker_config cfg;
+    pid_t pid;
+    int to_child, from_child;   /* parent's ends */
+    uint8_t *buf;               /* read buffer for answers */
+    size_t start, end;
+};
+
+/* ---- Plain I/O ---------------------------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static bool write_all(int fd, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool read_all(int fd, void *data, size_t n)
+{
+    uint8_t *p = data;
+    while (n) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* ---- The child ---------------------------------------------------------------------- */
+
+/* Scratch buffers the child reuses across cases. */
+typedef struct child_state {
+    backend *b;
+    const worker_config *cfg;
+    int in, out;
+    uint8_t *input_copy, *out_block, *idx_block;
+    size_t input_cap, out_cap, idx_cap;
+} child_state;
+
+static bool grow(uint8_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    uint8_t *q = realloc(*p, need);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = need;
+    return true;
+}
+
+/* Output buffer with a guard band on both sides, all canary. */
+static uint8_t *guarded(uint8_t **block, size_t *cap, UINT64 bytes)
+{
+    if (!grow(block, cap, bytes + 2 * GUARD_BYTES))
+        return NULL;
+    memset(*block, CASE_CANARY_BYTE, bytes + 2 * GUARD_BYTES);
+    return *block + GUARD_BYTES;
+}
+
+static bool guards_intact(const uint8_t *buffer, UINT64 bytes)
+{
+    for (size_t i = 0; i < GUARD_BYTES; i++)
+        if (buffer[-1 - (ptrdiff_t)i] != CASE_CANARY_BYTE || buffer[bytes + i] != CASE_CANARY_BYTE)
+            return false;
+    return true;
+}
+
+static void child_answer(child_state *s, int32_t status, double time_us, const case_outputs *o,
+                         const char *message)
+{
+    answer_header h = { .magic = WIRE_MAGIC, .status = status, .time_us = time_us };
+    h.message_len = message ? (uint32_t)strlen(message) : 0;
+    struct iovec iov[4] = { { &h, sizeof h } };
+    int n = 1;
+    if (status == RUN_OK) {
+        h.output_len = o->output_bytes;
+        iov[n++] = (struct iovec){ o->output, o->output_bytes };
+        if (o->indices) {
+            h.indices_len = o->indices_bytes;
+            iov[n++] = (struct iovec){ o->indices, o->indices_bytes };
+        }
+    }
+    if (h.message_len)
+        iov[n++] = (struct iovec){ (void *)message, h.message_len };
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    ssize_t k;
+    do
+        k = writev(s->out, iov, n);
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        _exit(3);
+    if ((size_t)k < total) { /* a short writev: send the rest piece by piece */
+        size_t skip = (size_t)k;
+        for (int i = 0; i < n; i++) {
+            if (skip >= iov[i].iov_len) {
+                skip -= iov[i].iov_len;
+                continue;
+            }
+            if (!write_all(s->out, (uint8_t *)iov[i].iov_base + skip, iov[i].iov_len - skip))
+                _exit(3);
+            skip = 0;
+        }
+    }
+}
+
+/* Runs one valid case on the backend and answers. */
+static void child_run(child_state *s, const dml_case *c)
+{
+    UINT64 in_bytes = case_tensor_bytes(&c->input);
+    case_outputs o = { 0 };
+    o.output_bytes = case_tensor_bytes(&c->output);
+    o.output = guarded(&s->out_block, &s->out_cap, o.output_bytes);
+    if (c->indices.present) {
+        o.indices_bytes = case_tensor_bytes(&c->indices);
+        o.indices = guarded(&s->idx_block, &s->idx_cap, o.indices_bytes);
+    }
+    if (!o.output || (c->indices.present && !o.indices)
+        || !grow(&s->input_copy, &s->input_cap, in_bytes)) {
+        child_answer(s, RUN_BACKEND_ERROR, 0, NULL, "worker: out of memory");
+        return;
+    }
+    memcpy(s->input_copy, c->input_data, in_bytes);
+    dmlc_error err = { "" };
+    double t0 = now_ms();
+    run_status st = s->cfg->backend->run(s->b, c, &s->cfg->exec, &o, &err);
+    double us = (now_ms() - t0) * 1e3;
+    if (st == RUN_OK && (!guards_intact(o.output, o.output_bytes)
+                         || (o.indices && !guards_intact(o.indices, o.indices_bytes)))) {
+        st = RUN_OUT_OF_BOUNDS_WRITE;
+        snprintf(err.msg, sizeof err.msg, "a byte just outside an output buffer was written");
+    }
+    if (st == RUN_OK && memcmp(s->input_copy, c->input_data, in_bytes)) {
+        st = RUN_INPUT_MODIFIED;
+        snprintf(err.msg, sizeof err.msg, "the input buffer changed during the run");
+    }
+    child_answer(s, st, us, &o, st == RUN_OK ? NULL : err.msg);
+}
+
+static void child_range(child_state *s, uint64_t first, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        dml_case c;
+        gen_info info;
+        dmlc_error err;
+        if (!worker_generate(s->cfg, first + i, &c, &info, &err))
+            child_answer(s, WIRE_NOT_RUN, 0, NULL, err.msg);
+        else
+            child_run(s, &c);
+        case_free(&c);
+    }
+}
+
+static void child_explicit_case(child_state *s)
+{
+    dml_case c;
+    if (!read_all(s->in, &c, sizeof c))
+        _exit(3);
+    c.expected_output = c.expected_indices = NULL;
+    c.comment = NULL;
+    UINT64 bytes = case_tensor_bytes(&c.input);
+    c.input_data = malloc(bytes ? bytes : 1);
+    if (!c.input_data || !read_all(s->in, c.input_data, bytes))
+        _exit(3);
+    case_link(&c);
+    child_run(s, &c);
+    case_free(&c);
+}
+
+static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_t parent)
+{
+    /* Ctrl-C reaches the whole process group: the parent decides when the worker stops. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGPIPE, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(0);
+    child_state s = { .cfg = cfg, .in = in, .out = out };
+    hello h = { .magic = WIRE_MAGIC };
+    dmlc_error err = { "" };
+    s.b = cfg->backend->open(cfg->device, &err);
+    h.ok = s.b != NULL;
+    if (s.b)
+        cfg->backend->info(s.b, &h.info);
+    else
+        snprintf(h.message, sizeof h.message, "%s", err.msg);
+    if (!write_all(out, &h, sizeof h) || !s.b)
+        _exit(0);
+    request r;
+    while (read_all(in, &r, sizeof r) && r.magic == WIRE_MAGIC) {
+        if (r.type == REQUEST_RANGE)
+            child_range(&s, r.first, r.count);
+        else if (r.type == REQUEST_CASE)
+            child_explicit_case(&s);
+        else
+            break;
+    }
+    cfg->backend->close(s.b);
+    _exit(0);
+}
+
+bool worker_generate(const worker_config *cfg, uint64_t index, dml_case *c, gen_info *info,
+                     dmlc_error *err)
+{
+    if (!gen_case(cfg->seed, index, &cfg->gen, c, info, err))
+        return false;
+    if (!validate_case(c, err))
+        return err_prefix(err, "generated case %llu:%llu is invalid", (unsigned long long)cfg->seed,
+                          (unsigned long long)index);
+    return true;
+}
+
+/* ---- The parent --------------------------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Reaps the child (killing it first when asked) and describes how it ended. */
+static void reap(worker *w, bool kill_first, char *how, size_t size)
+{
+    if (w->pid <= 0)
+        return;
+    if (kill_first)
+        kill(w->pid, SIGKILL);
+    int status = 0;
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+        continue;
+    if (how && WIFSIGNALED(status))
+        snprintf(how, size, "worker killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (how)
+        snprintf(how, size, "worker exited with status %d", WEXITSTATUS(status));
+    w->pid = -1;
+}
+
+static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
+{
+    int down[2], up[2];
+    if (pipe(down) < 0)
+        return err_set(err, "cannot create a pipe to the worker: %s", strerror(errno));
+    if (pipe(up) < 0) {
+        close(down[0]);
+        close(down[1]);
+        return err_set(err, "cannot create a pipe from the worker: %s", strerror(errno));
+    }
+    fcntl(up[0], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; best effort */
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        for (int i = 0; i < 2; i++) {
+            close(down[i]);
+            close(up[i]);
+        }
+        return err_set(err, "cannot fork the worker: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(down[1]);
+        close(up[0]);
+        child_main(&w->cfg, down[0], up[1], parent);
+    }
+    close(down[0]);
+    close(up[1]);
+    w->pid = pid;
+    w->to_child = down[1];
+    w->from_child = up[0];
+    w->start = w->end = 0;
+    hello h;
+    struct pollfd p = { .fd = w->from_child, .events = POLLIN };
+    int ready = poll(&p, 1, (int)w->cfg.open_timeout_ms);
+    if (ready <= 0 || !read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
+        char how[256];
+        reap(w, true, how, sizeof how);
+        close_fd(&w->to_child);
+        close_fd(&w->from_child);
+        return err_set(err, "the %s backend did not open: %s", w->cfg.backend->name,
+                       ready == 0 ? "no answer within the open time limit" : how);
+    }
+    if (!h.ok) {
+        reap(w, false, NULL, 0);
+        close_fd(&w->to_child);
+        close_fd(&w->from_child);
+        return err_set(err, "%s", h.message);
+    }
+    if (info)
+        *info = h.info;
+    return true;
+}
+
+worker *worker_start(const worker_config *cfg, backend_info *info, dmlc_error *err)
+{
+    worker *w = calloc(1, sizeof *w);
+    if (!w || !(w->buf = malloc(READ_BUFFER_BYTES))) {
+        free(w);
+        err_set(err, "out of memory starting the worker");
+        return NULL;
+    }
+    w->cfg = *cfg;
+    w->to_child = w->from_child = -1;
+    if (!fork_child(w, info, err)) {
+        free(w->buf);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void worker_stop(worker *w)
+{
+    if (!w)
+        return;
+    close_fd(&w->to_child); /* EOF: the child closes its backend and exits */
+    close_fd(&w->from_child);
+    reap(w, false, NULL, 0);
+    free(w->buf);
+    free(w);
+}
+
+bool worker_restart(worker *w, dmlc_error *err)
+{
+    close_fd(&w->to_child);
+    close_fd(&w->from_child);
+    reap(w, true, NULL, 0);
+    return fork_child(w, NULL, err);
+}
+
+bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err)
+{
+    request r = { .magic = WIRE_MAGIC, .type = REQUEST_RANGE, .count = count, .first = first };
+    if (!write_all(w->to_child, &r, sizeof r))
+        return err_set(err, "the worker stopped reading requests");
+    return true;
+}
+
+bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err)
+{
+    request r = { .magic = WIRE_MAGIC, .type = REQUEST_CASE, .count = 1 };
+    if (!write_all(w->to_child, &r, sizeof r) || !write_all(w->to_child, c, sizeof *c)
+        || !write_all(w->to_child, c->input_data, case_tensor_bytes(&c->input)))
+        return err_set(err, "the worker stopped reading requests");
+    return true;
+}
+
+/* Reads exactly n bytes by the deadline: 1 done, 0 timed out, -1 end of file. */
+static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
+{
+    uint8_t *p = dst;
+    while (n) {
+        if (w->start < w->end) {
+            size_t k = w->end - w->start < n ? w->end - w->start : n;
+            memcpy(p, w->buf + w->start, k);
+            w->start += k;
+            p += k;
+            n -= k;
+            continue;
+        }
+        w->start = w->end = 0;
+        double left = deadline_ms - now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd pf = { .fd = w->from_child, .events = POLLIN };
+        int r = poll(&pf, 1, (int)left + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            return 0;
+        /* Large payloads go straight to their destination. */
+        uint8_t *target = n >= READ_BUFFER_BYTES ? p : w->buf;
+        size_t cap = n >= READ_BUFFER_BYTES ? n : READ_BUFFER_BYTES;
+        ssize_t k = read(w->from_child, target, cap);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        if (target == p) {
+            p += k;
+            n -= (size_t)k;
+        } else {
+            w->end = (size_t)k;
+        }
+    }
+    return 1;
+}
+
+static bool died(worker *w, worker_answer *a, mismatch_kind kind)
+{
+    a->died = kind;
+    if (kind == KIND_hang) {
+        snprintf(a->message, sizeof a->message, "no answer within %u ms; worker killed",
+                 w->cfg.case_timeout_ms);
+        reap(w, true, NULL, 0);
+    } else {
+        reap(w, false, a->message, sizeof a->message);
+    }
+    close_fd(&w->to_child);
+    close_fd(&w->from_child);
+    return true;
+}
+
+bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err)
+{
+    memset(a, 0, sizeof *a);
+    if (w->pid <= 0)
+        return err_set(err, "the worker is not running");
+    double deadline = now_ms() + w->cfg.case_timeout_ms;
+    answer_header h;
+    int r = read_by(w, &h, sizeof h, deadline);
+    if (r <= 0)
+        return died(w, a, r == 0 ? KIND_hang : KIND_crash);
+    if (h.magic != WIRE_MAGIC)
+        return err_set(err, "the worker sent a malformed answer");
+    a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
+    a->time_us = h.time_us;
+    if (h.status == RUN_OK) {
+        if (h.output_len != case_tensor_bytes(&c->output)
+            || h.indices_len != (c->indices.present ? case_tensor_bytes(&c->indices) : 0))
+            return err_set(err, "the worker answered for a different case (output sizes differ)");
+        if (!case_outputs_alloc(&a->outputs, c))
+            return err_set(err, "out of memory receiving outputs");
+        r = read_by(w, a->outputs.output, h.output_len, deadline);
+        if (r > 0 && h.indices_len)
+            r = read_by(w, a->outputs.indices, h.indices_len, deadline);
+    }
+    char message[sizeof a->message];
+    size_t keep = h.message_len < sizeof message - 1 ? h.message_len : sizeof message - 1;
+    if (r > 0 && h.message_len) {
+        r = read_by(w, message, keep, deadline);
+        for (size_t skip = h.message_len - keep; r > 0 && skip; skip--)
+            r = read_by(w, &(char){ 0 }, 1, deadline);
+        message[keep] = 0;
+        const char *prefix = h.status == WIRE_NOT_RUN ? "not run: " : "";
+        size_t off = strlen(prefix), len = strlen(message);
+        if (len > sizeof a->message - 1 - off)
+            len = sizeof a->message - 1 - off;
+        memcpy(a->message, prefix, off);
+        memcpy(a->message + off, message, len);
+        a->message[off + len] = 0;
+    }
+    if (r <= 0) {
+        worker_answer_free(a);
+        return died(w, a, r == 0 ? KIND_hang : KIND_crash);
+    }
+    return true;
+}
+
+void worker_answer_free(worker_answer *a)
+{
+    case_outputs_free(&a->outputs);
+}

@@ -1,0 +1,72 @@
+/*
+ * worker.h: the process that owns the backend under test.  The runner forks it BEFORE any
+ * backend is opened and the child opens the backend itself, so OpenCL state never crosses a
+ * fork.  The parent feeds it case ids over a pipe (the child regenerates each case from
+ * SEED:INDEX, which is cheaper than shipping inputs) or, for shrinking, whole cases; the
+ * child answers one message per case with the run status, the backend time and the raw
+ * output bytes.
+ *
+ * A crash (the child dies) or a hang (no answer within the per-case limit: the child is
+ * killed) is reported for the case whose answer was due; the caller restarts the worker and
+ * resends what was lost.  The child also checks what a host backend could break: a guard
+ * band around every output buffer (out_of_bounds_write) and the input bytes
+ * (input_modified).
+ */
+#ifndef DMLCHECK_WORKER_H
+#define DMLCHECK_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "case.h"
+#include "classify.h"
+#include "gen.h"
+
+typedef struct worker_config {
+    const backend_vtable *backend;
+    const char *device;
+    uint64_t seed;
+    gen_options gen;
+    exec_options exec;
+    unsigned open_timeout_ms;  /* opening the backend (kernel builds) */
+    unsigned case_timeout_ms;  /* one case; longer is a hang */
+} worker_config;
+
+typedef struct worker worker;
+
+/* Forks the worker and waits until it opened the backend; *info gets the device facts.
+ * NULL with err when the fork or the backend open failed (err carries the backend's
+ * message, e.g. "no OpenCL platform"). */
+worker *worker_start(const worker_config *cfg, backend_info *info, dmlc_error *err);
+/* Closes the pipes, lets the child close its backend, reaps it.  Accepts NULL. */
+void worker_stop(worker *w);
+/* Kills and reforks after a crash or hang.  False with err when the backend cannot be
+ * opened again. */
+bool worker_restart(worker *w, dmlc_error *err);
+
+/* Asks for generated cases first .. first+count-1 (one answer each, in order). */
+bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
+/* Asks for one explicit case (shrinking); one answer. */
+bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);
+
+typedef struct worker_answer {
+    mismatch_kind died;      /* KIND_NONE, or KIND_crash / KIND_hang: the worker is gone */
+    run_status status;
+    double time_us;          /* backend time */
+    case_outputs outputs;    /* owned by the answer when status is RUN_OK */
+    char message[512];       /* backend message, or how the worker died */
+} worker_answer;
+
+/* Waits for the next answer (for case c, which the caller sent in that order).  False with
+ * err only on a protocol breach (malformed answer); a crash or hang is a true return with
+ * `died` set. */
+bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err);
+void worker_answer_free(worker_answer *a);
+
+/* The generator's case for an index in the worker (also used by the runner so both sides
+ * draw the same case). */
+bool worker_generate(const worker_config *cfg, uint64_t index, dml_case *c, gen_info *info,
+                     dmlc_error *err);
+
+#endif
