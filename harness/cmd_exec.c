@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "cmd_exec.h"
+
 #include "casefile.h"
 #include "compare.h"
 #include "dtype.h"
@@ -22,13 +23,6 @@
 
 enum { EXIT_AGREE = 0, EXIT_MISMATCH = 1, EXIT_SETUP = 2 };
 
-typedef struct exec_run {
-    const backend_vtable *vt;
-    backend *b;
-    bool flushes_denormals;
-    const char *device;
-    exec_options opt;
-} exec_run;
 
 static void usage(FILE *f)
 {
@@ -48,7 +42,8 @@ static void usage(FILE *f)
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
             "  -h, --help           this text\n\n"
-            "exit status: 0 every file agrees, 1 a mismatch or a backend misbehaved,\n"
+            "exit status: 0 every file agrees (or was skipped as unsupported by the backend),\n"
+            "1 a mismatch or a backend misbehaved (error, write out of bounds, input modified),\n"
             "2 usage, unreadable or invalid case file (worst over all files)\n");
 }
 
@@ -234,7 +229,7 @@ static int run_case(const exec_run *r, const char *file, dml_case *c)
     return rc;
 }
 
-static int exec_file(const exec_run *r, const char *file)
+int exec_case_file(const exec_run *r, const char *file)
 {
     dml_case c;
     dmlc_error err;
@@ -302,7 +297,7 @@ int cmd_exec(int argc, char **argv)
     r.flushes_denormals = info.flushes_denormals;
     int worst = EXIT_AGREE;
     for (int i = optind; i < argc; i++) {
-        int rc = exec_file(&r, argv[i]);
+        int rc = exec_case_file(&r, argv[i]);
         if (rc > worst)
             worst = rc;
     }

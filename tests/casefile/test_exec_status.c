@@ -1,0 +1,126 @@
+/* test_exec_status.c: `dmlcheck exec` against backends that misbehave on purpose.  A fake
+ * backend computes the reference answer and then reports (or commits) one fault: an error, an
+ * unsupported case, a write out of bounds, a modified input, a wrong element, or a device that
+ * flushes fp32 denormals.  Each test checks exec's exit code and that its message names the
+ * fault and ends with a replay line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_exec.h"
+#include "reference.h"
+#include "tap.h"
+
+typedef enum fault { FAULT_NONE, FAULT_ERROR, FAULT_UNSUPPORTED, FAULT_OOB, FAULT_INPUT, FAULT_WRONG,
+                     FAULT_FLUSH } fault;
+
+struct backend {
+    fault fault;
+};
+
+static backend *fake_open(const char *device, dmlc_error *err)
+{
+    (void)device;
+    (void)err;
+    return calloc(1, sizeof(backend));
+}
+
+/* The flushed-input answer a device without denormal support gives. */
+static void flushed_answer(const dml_case *c, const exec_options *opt, case_outputs *out)
+{
+    case_outputs exact, flushed;
+    case_outputs_alloc(&exact, c);
+    ref_classify(c, opt, &exact, &flushed);
+    memcpy(out->output, flushed.output, out->output_bytes);
+    case_outputs_free(&exact);
+    case_outputs_free(&flushed);
+}
+
+static run_status fake_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                           dmlc_error *err)
+{
+    ref_run(c, opt, out);
+    switch (b->fault) {
+    case FAULT_ERROR: err_set(err, "clBuildProgram failed"); return RUN_BACKEND_ERROR;
+    case FAULT_UNSUPPORTED: err_set(err, "device lacks this type"); return RUN_UNSUPPORTED;
+    case FAULT_OOB: err_set(err, "guard band after OutputTensor overwritten at byte 4"); return RUN_OUT_OF_BOUNDS_WRITE;
+    case FAULT_INPUT: err_set(err, "input byte 0 changed"); return RUN_INPUT_MODIFIED;
+    case FAULT_WRONG: out->output[0] ^= 1; return RUN_OK;
+    case FAULT_FLUSH: flushed_answer(c, opt, out); return RUN_OK;
+    case FAULT_NONE: return RUN_OK;
+    }
+    return RUN_OK;
+}
+
+static void fake_info(backend *b, backend_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->flushes_denormals = b->fault == FAULT_FLUSH;
+}
+
+static void fake_close(backend *b) { free(b); }
+
+static const backend_vtable fake_backend = { "fake", "misbehaves on request", fake_open, fake_run,
+                                             fake_info, fake_close };
+
+/* Runs exec on one file with the fault; returns the exit code, stderr captured in msg. */
+static int exec_with(fault f, bool device_flushes, const char *file, char *msg, size_t size)
+{
+    exec_run r = { .vt = &fake_backend };
+    dmlc_error err;
+    r.b = fake_backend.open(NULL, &err);
+    r.b->fault = f;
+    r.flushes_denormals = device_flushes;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *capture = tmpfile();
+    dup2(fileno(capture), 2);
+    int rc = exec_case_file(&r, file);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(capture);
+    size_t n = fread(msg, 1, size - 1, capture);
+    msg[n] = 0;
+    fclose(capture);
+    fake_backend.close(r.b);
+    return rc;
+}
+
+static bool expect(fault f, bool flushes, const char *file, int want_rc, const char *needle1, const char *needle2)
+{
+    char msg[8192];
+    int rc = exec_with(f, flushes, file, msg, sizeof msg);
+    bool ok = rc == want_rc && (!needle1 || strstr(msg, needle1)) && (!needle2 || strstr(msg, needle2));
+    if (!ok)
+        tap_diag("exit %d (want %d); stderr:\n%s", rc, want_rc, msg);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_exec_status SPEC_EXAMPLE.json DENORMAL_CASE.json\n");
+        return 2;
+    }
+    const char *spec = argv[1], *denormal = argv[2];
+    tap t;
+    tap_plan(&t, 8);
+    tap_ok(&t, expect(FAULT_NONE, false, spec, 0, NULL, NULL), "exec_agreeing_backend_exits_0");
+    tap_ok(&t, expect(FAULT_ERROR, false, spec, 1, "backend fake: backend_error: clBuildProgram failed",
+                      "replay: dmlcheck exec --backend fake"), "exec_backend_error_reported_exit_1");
+    tap_ok(&t, expect(FAULT_UNSUPPORTED, false, spec, 0, "skipped: backend fake cannot run this case", NULL),
+           "exec_unsupported_is_skipped_exit_0");
+    tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "out_of_bounds_write: guard band", "replay: "),
+           "exec_out_of_bounds_write_reported_exit_1");
+    tap_ok(&t, expect(FAULT_INPUT, false, spec, 1, "input_modified: input byte 0 changed", "replay: "),
+           "exec_input_modified_reported_exit_1");
+    tap_ok(&t, expect(FAULT_WRONG, false, spec, 1, "output[0,0] (logical element 0): expected 1, got 0",
+                      "replay: dmlcheck exec --backend fake"), "exec_wrong_element_named_exit_1");
+    tap_ok(&t, expect(FAULT_FLUSH, true, denormal, 0, "matches the answer with fp32 denormals flushed", NULL),
+           "exec_flushing_device_passes_denormal_case_with_flushed_answer");
+    tap_ok(&t, expect(FAULT_FLUSH, false, denormal, 1, "case classes: denormal", "replay: "),
+           "exec_exact_device_must_match_exact_answer_and_names_class");
+    return tap_done(&t);
+}
