@@ -42,6 +42,7 @@ static const char html_style[] =
     ".sig{border:1px solid #d0d7de;border-left:5px solid #cf222e;border-radius:4px;"
     "padding:6px 12px;margin:10px 0}.sig.expected{border-left-color:#d4a72c}"
     ".sig.differs{border-left-color:#0969da}.sig h3{margin:4px 0}"
+    ".sig.fail,.sig.expected,.sig.differs{background:#fff}"
     ".bar{display:inline-block;height:10px;background:#54aeff;vertical-align:middle}"
     ".zero{color:#cf222e;font-weight:600}details summary{cursor:pointer;font-weight:600;"
     "margin:8px 0}";
@@ -107,12 +108,13 @@ static void html_head(const report_model *m, FILE *out)
 
 static void html_legend(FILE *out)
 {
-    fprintf(out, "<p class=\"legend\"><span><i class=\"pass\"></i>pass</span>"
-                 "<span><i class=\"few\"></i>no failure, too few cases</span>"
-                 "<span><i class=\"expected\"></i>expected failure (known bug)</span>"
-                 "<span><i class=\"fail\"></i>FAIL</span>"
-                 "<span><i class=\"error\"></i>harness error</span>"
-                 "<span><i style=\"background:#fff\"></i>not allowed at this level</span></p>\n");
+    fprintf(out, "<p class=\"legend\"><span><i style=\"background:#4ac26b\"></i>pass</span>"
+                 "<span><i style=\"background:#d0d7de\"></i>no failure, too few cases</span>"
+                 "<span><i style=\"background:#eac54f\"></i>expected failure (known bug)</span>"
+                 "<span><i style=\"background:#ff8182\"></i>FAIL</span>"
+                 "<span><i style=\"background:#c297ff\"></i>harness error</span>"
+                 "<span><i style=\"background:#ffffff\"></i>&#8212; not allowed at this level"
+                 "</span></p>\n");
 }
 
 static void html_verdicts(const report_model *m, FILE *out)
@@ -138,7 +140,13 @@ static void html_verdicts(const report_model *m, FILE *out)
                 v->required_cells, v->pass_cells, v->few_cells, v->fail_cells + v->error_cells,
                 v->expected_cells, v->n.passed, v->n.failed, v->n.differs, v->n.skipped);
     }
-    fprintf(out, "</div>\n");
+    fprintf(out, "</div>\n</section>\n");
+}
+
+/* The failing cells of each level, listed under the heat map. */
+static void html_failing_cells(const report_model *m, FILE *out)
+{
+    fprintf(out, "<section id=\"failing\">\n");
     for (size_t i = 0; i < m->verdict_count; i++) {
         const report_verdict *v = &m->verdicts[i];
         if (v->fail_cells + v->error_cells + v->expected_cells == 0)
@@ -198,37 +206,54 @@ static const char *square_fill(const square *q)
     return fills[q->status];
 }
 
-enum { HM_LABEL_W = 56, HM_CELL_W = 58, HM_CELL_H = 22, HM_TOP = 46, HM_GAP = 28 };
+enum { HM_LABEL_W = 48, HM_CELL_W = 66, HM_CELL_H = 26, HM_TOP = 46, HM_GAP = 36 };
 
-static void heatmap_block(const report_model *m, op_id op, int x0, FILE *out)
+/* Input types with a cell (required or run) for some operator: the heat map's rows, the same
+ * in every block so they line up. */
+static size_t heatmap_rows(const report_model *m, DML_TENSOR_DATA_TYPE *rows)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < DTYPE_COUNT; t++)
+        for (size_t i = 0; i < m->cell_count; i++) {
+            const report_cell *c = &m->cells[i];
+            if (c->key.input == dtype_table[t].type && (c->required || c->n.run > 0)) {
+                rows[n++] = dtype_table[t].type;
+                break;
+            }
+        }
+    return n;
+}
+
+static void heatmap_block(const report_model *m, op_id op, int x0, const DML_TENSOR_DATA_TYPE *rows,
+                          size_t row_count, FILE *out)
 {
     fprintf(out, "<text x=\"%d\" y=\"16\" font-weight=\"600\">%s</text>\n",
             x0 + HM_LABEL_W, op_table[op].name);
     for (size_t f = 0; f < m->verdict_count; f++)
         fprintf(out, "<text x=\"%d\" y=\"36\" text-anchor=\"middle\" fill=\"#57606a\">FL %s</text>\n",
                 x0 + HM_LABEL_W + (int)f * HM_CELL_W + HM_CELL_W / 2, fl_name(m->verdicts[f].fl));
-    for (size_t t = 0; t < DTYPE_COUNT; t++) {
+    for (size_t t = 0; t < row_count; t++) {
         int y = HM_TOP + (int)t * HM_CELL_H;
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
-                x0 + HM_LABEL_W - 6, y + 15, dtype_table[t].stem);
+                x0 + HM_LABEL_W - 6, y + 17, dtype_stem(rows[t]));
         for (size_t f = 0; f < m->verdict_count; f++) {
-            square q = square_of(m, m->verdicts[f].fl, op, dtype_table[t].type);
+            square q = square_of(m, m->verdicts[f].fl, op, rows[t]);
             int x = x0 + HM_LABEL_W + (int)f * HM_CELL_W;
             fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
                          "stroke=\"#ffffff\" stroke-width=\"2\"><title>%s %s at FL %s: %s, %"
                          PRIu64 " judged, %" PRIu64 " failed</title></rect>\n",
                     x, y, HM_CELL_W, HM_CELL_H, square_fill(&q), op_table[op].name,
-                    dtype_table[t].stem, fl_name(m->verdicts[f].fl),
+                    dtype_stem(rows[t]), fl_name(m->verdicts[f].fl),
                     q.any_allowed ? report_cell_status_name(q.status) : "not allowed", q.judged,
                     q.failed);
             if (q.any_allowed)
-                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%"
-                             PRIu64 "%s</text>\n",
-                        x + HM_CELL_W / 2, y + 15, q.failed ? q.failed : q.judged,
+                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%" PRIu64
+                             "%s</text>\n",
+                        x + HM_CELL_W / 2, y + 17, q.failed ? q.failed : q.judged,
                         q.failed ? " fail" : "");
             else
-                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
-                             "fill=\"#8c959f\">&#8212;</text>\n", x + HM_CELL_W / 2, y + 15);
+                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                             "fill=\"#8c959f\">&#8212;</text>\n", x + HM_CELL_W / 2, y + 17);
         }
     }
 }
@@ -237,7 +262,9 @@ static void html_heatmap(const report_model *m, FILE *out)
 {
     int block_w = HM_LABEL_W + (int)m->verdict_count * HM_CELL_W;
     int width = OP_COUNT * block_w + (OP_COUNT - 1) * HM_GAP + 4;
-    int height = HM_TOP + (int)DTYPE_COUNT * HM_CELL_H + 4;
+    DML_TENSOR_DATA_TYPE rows[32];
+    size_t row_count = heatmap_rows(m, rows);
+    int height = HM_TOP + (int)row_count * HM_CELL_H + 4;
     fprintf(out, "<section id=\"heatmap\">\n<h2>Heat map: operator &#215; input type &#215; "
                  "feature level</h2>\n<p>Each square gathers the cells of one operator and input "
                  "type at one level (all output and indices types). The number is the count of "
@@ -248,7 +275,7 @@ static void html_heatmap(const report_model *m, FILE *out)
                  "role=\"img\" aria-label=\"heat map of the conformance matrix\">\n",
             width, height, width, height);
     for (int op = 0; op < OP_COUNT; op++)
-        heatmap_block(m, (op_id)op, op * (block_w + HM_GAP), out);
+        heatmap_block(m, (op_id)op, op * (block_w + HM_GAP), rows, row_count, out);
     fprintf(out, "</svg>\n</section>\n");
 }
 
@@ -465,6 +492,7 @@ bool report_render_html(const report_model *m, FILE *out, dmlc_error *err)
     html_head(m, out);
     html_verdicts(m, out);
     html_heatmap(m, out);
+    html_failing_cells(m, out);
     html_matrix(m, out);
     html_signatures(m, out);
     html_coverage(m, out);

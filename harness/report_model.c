@@ -522,12 +522,36 @@ static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_
         v->kind = REPORT_VERDICT_CONFORMANT;
 }
 
+/* Unexpected failures first, then expected ones, then differs-from-policy; most cases first. */
+static int signature_compare(const void *pa, const void *pb)
+{
+    const report_signature *a = pa, *b = pb;
+    int ra = a->unspecified ? 2 : a->expected_reason ? 1 : 0;
+    int rb = b->unspecified ? 2 : b->expected_reason ? 1 : 0;
+    if (ra != rb)
+        return ra - rb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    int r = key_compare(&(report_cell_key){ a->fl, a->op, a->input, a->output, a->indices },
+                        &(report_cell_key){ b->fl, b->op, b->input, b->output, b->indices });
+    if (!r)
+        r = strcmp(a->layout, b->layout);
+    if (!r)
+        r = strcmp(a->distribution, b->distribution);
+    return r ? r : strcmp(a->kind, b->kind);
+}
+
 bool report_model_finish(report_model *m, dmlc_error *err)
 {
     if (!add_required_cells(m))
         return err_set(err, "out of memory");
     qsort(m->cells, m->cell_count, sizeof *m->cells, cell_compare);
     apply_expectations(m);
+    /* cell_failures index the signatures; they are spent once expectations are applied. */
+    free(m->cell_failures);
+    m->cell_failures = NULL;
+    m->cell_failure_count = m->cell_failure_cap = 0;
+    qsort(m->signatures, m->signature_count, sizeof *m->signatures, signature_compare);
     m->total_cases = 0;
     for (size_t i = 0; i < m->cell_count; i++) {
         report_cell *c = &m->cells[i];

@@ -9,7 +9,9 @@
  *  - cells are sorted by (feature level, op, input, output, indices) and keys are unique;
  *  - every cell the feature level requires exists (with zero counts when no case hit it);
  *  - for each cell, passed + failed + differs + skipped + errors == run, expected <= failed;
- *  - verdicts[i] describes fl_tested[i].
+ *  - verdicts[i] describes fl_tested[i];
+ *  - signatures are sorted: unexpected failures, then expected ones, then differs-from-policy,
+ *    each by descending count.
  * All strings are owned by the model (malloc'd, never NULL once set; "" when unknown).
  */
 #ifndef DMLCHECK_REPORT_MODEL_H
