@@ -47,6 +47,7 @@ typedef struct arg_state {
     key_rule rule;
     key_convert_fn convert;
     bool fast_f32;   /* float32 without flushing: runs may take the float scan */
+    bool input_f16;  /* float16: runs use the fused float16 scan */
     bool minimize;
     bool decreasing;
     uint64_t last_index;
@@ -179,10 +180,34 @@ static bool f32_run_fast(const uint8_t *p, uint64_t n, uint64_t stride, bool min
                       : f32_scan(p, n, stride, false, false, best_i);
 }
 
+/* run_exact for float16: the key is computed in the scanning loop itself. */
+static uint64_t run_exact_f16(arg_state *st, const uint8_t *p, uint64_t n, uint64_t stride,
+                              int64_t *winner_key)
+{
+    int64_t best_key = ORDER_KEY_NONE;
+    uint64_t best_rank = ORDER_TIE_NONE;
+    bool any_nan = false;
+    for (uint64_t i = 0; i < n; i++) {
+        bool is_nan;
+        int64_t key = key_of_f16(p + i * stride, &st->rule, &is_nan);
+        any_nan |= is_nan;
+        uint64_t rank = order_tie_rank(i, st->decreasing, n - 1);
+        if (order_beats(key, rank, best_key, best_rank)) {
+            best_key = key;
+            best_rank = rank;
+        }
+    }
+    st->saw_nan |= any_nan;
+    *winner_key = best_key;
+    return order_tie_index(best_rank, st->decreasing, n - 1);
+}
+
 /* Exact scan of a run through keys; returns the position of the winner and its key. */
 static uint64_t run_exact(arg_state *st, const uint8_t *p, uint64_t n, uint64_t stride,
                           int64_t *winner_key)
 {
+    if (st->input_f16)
+        return run_exact_f16(st, p, n, stride, winner_key);
     int64_t best_key = ORDER_KEY_NONE;
     uint64_t best_rank = ORDER_TIE_NONE;
     for (uint64_t start = 0; start < n; start += KEY_BLOCK) {
@@ -219,12 +244,37 @@ static void reduce_run(arg_state *st, const uint8_t *p, const loop_dim *d, uint6
     }
 }
 
+/* reduce_row for float32 without flushing: the key is computed in the merging loop itself,
+ * saving a pass over a key block (the row shape of outer-axis and transposed reductions). */
+static void reduce_row_f32(arg_state *st, const uint8_t *p, const loop_dim *d, uint64_t slot,
+                           uint64_t rank)
+{
+    int64_t *best_key = st->best_key + slot;
+    uint64_t *best_rank = st->best_rank + slot;
+    bool any_nan = false;
+    for (uint64_t j = 0; j < d->size; j++) {
+        bool is_nan;
+        int64_t key = key_of_f32(p + j * d->in_stride, &st->rule, &is_nan);
+        any_nan |= is_nan;
+        uint64_t s = j * d->scratch_stride;
+        if (order_beats(key, rank, best_key[s], best_rank[s])) {
+            best_key[s] = key;
+            best_rank[s] = rank;
+        }
+    }
+    st->saw_nan |= any_nan;
+}
+
 /* A row: element j feeds output slot slot + j * scratch_stride, all with reduced index
  * `index`. */
 static void reduce_row(arg_state *st, const uint8_t *p, const loop_dim *d, uint64_t slot,
                        uint64_t index)
 {
     uint64_t rank = order_tie_rank(index, st->decreasing, st->last_index);
+    if (st->fast_f32) {
+        reduce_row_f32(st, p, d, slot, rank);
+        return;
+    }
     for (uint64_t start = 0; start < d->size; start += KEY_BLOCK) {
         uint64_t len = d->size - start < KEY_BLOCK ? d->size - start : KEY_BLOCK;
         st->saw_nan |= st->convert(p + start * d->in_stride, len, d->in_stride, &st->rule, st->keys);
@@ -312,6 +362,7 @@ unsigned arg_reduce_run(const dml_case *c, const exec_options *opt, case_outputs
     key_rule_init(&st->rule, minimize, opt);
     st->convert = key_converter(c->input.type, &st->rule);
     st->fast_f32 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32 && !opt->flush_denormals;
+    st->input_f16 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT16;
     st->minimize = minimize;
     st->decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
     st->last_index = plan.last_index;

@@ -20,14 +20,6 @@ void key_rule_init(key_rule *rule, bool minimize, const exec_options *opt)
  * applying exactly one order.h key function. */
 typedef int64_t (*key_of_fn)(const uint8_t *p, const key_rule *rule, bool *is_nan);
 
-static inline int64_t key_of_f32(const uint8_t *p, const key_rule *rule, bool *is_nan)
-{
-    uint32_t bits;
-    memcpy(&bits, p, 4);
-    *is_nan = order_f32_is_nan(bits);
-    return order_final_key(order_key_f32(bits, false), *is_nan, rule->orient_mask, rule->nan_key);
-}
-
 /* SEMANTICS D6: float32 with denormals judged as signed zeros. */
 static inline int64_t key_of_f32_flushed(const uint8_t *p, const key_rule *rule, bool *is_nan)
 {
@@ -35,14 +27,6 @@ static inline int64_t key_of_f32_flushed(const uint8_t *p, const key_rule *rule,
     memcpy(&bits, p, 4);
     *is_nan = order_f32_is_nan(bits);
     return order_final_key(order_key_f32(bits, true), *is_nan, rule->orient_mask, rule->nan_key);
-}
-
-static inline int64_t key_of_f16(const uint8_t *p, const key_rule *rule, bool *is_nan)
-{
-    uint16_t bits;
-    memcpy(&bits, p, 2);
-    *is_nan = order_f16_is_nan(bits);
-    return order_final_key(order_key_f16(bits), *is_nan, rule->orient_mask, rule->nan_key);
 }
 
 /* FLOAT64 is in dtypes.def although no operator here accepts it; keyed the same way. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "order.h"
 
 /* How keys are formed for one execution: orientation (ARGMIN reverses), the NaN key of the
  * policy, and whether fp32 denormals are judged as flushed. */
@@ -22,6 +23,25 @@ typedef struct key_rule {
 } key_rule;
 
 void key_rule_init(key_rule *rule, bool minimize, const exec_options *opt);
+
+/* The key of one float32 element (not flushed), and whether it is a NaN.  Inline here so
+ * arg_reduce.c can fuse it into its float32 row loop. */
+static inline int64_t key_of_f32(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint32_t bits;
+    memcpy(&bits, p, 4);
+    *is_nan = order_f32_is_nan(bits);
+    return order_final_key(order_key_f32(bits, false), *is_nan, rule->orient_mask, rule->nan_key);
+}
+
+/* The key of one float16 element, and whether it is a NaN (fused into float16 runs). */
+static inline int64_t key_of_f16(const uint8_t *p, const key_rule *rule, bool *is_nan)
+{
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    *is_nan = order_f16_is_nan(bits);
+    return order_final_key(order_key_f16(bits), *is_nan, rule->orient_mask, rule->nan_key);
+}
 
 /* Writes the keys of n elements starting at p, stride_bytes apart, into keys[0..n).
  * Returns true when one of them is a NaN. */
