@@ -48,6 +48,7 @@ void runner_options_default(runner_options *o)
     o->case_timeout_ms = 10000;
     o->open_timeout_ms = 300000;
     o->shrink_budget = 300;
+    o->shrink_seconds = 60;
     o->out = stdout;
 }
 
@@ -187,7 +188,9 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
     }
     if (o->strict)
         replay_append_arg(buf, size, "--strict");
-    return buf + (buf[0] == ' ');
+    if (buf[0] == ' ')
+        memmove(buf, buf + 1, strlen(buf));
+    return buf;
 }
 
 static json_t *mask_json(unsigned op_mask, uint32_t type_mask)
@@ -375,6 +378,8 @@ typedef struct seen_signature {
     uint64_t index;         /* first case of this run with it */
     verdict verdict;
     mismatch_kind kind;
+    op_id op;
+    DML_FEATURE_LEVEL feature_level;
     uint64_t count;         /* in this run */
 } seen_signature;
 
@@ -459,7 +464,7 @@ static void prepare_case(runner *r, uint64_t index, slot_case *sc)
 }
 
 static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, uint64_t index,
-                                          const judgement *j)
+                                          const dml_case *c, const judgement *j)
 {
     for (size_t i = 0; i < r->sig_count; i++)
         if (r->sigs[i].id == id) {
@@ -476,7 +481,8 @@ static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, ui
     }
     seen_signature *s = &r->sigs[r->sig_count++];
     *s = (seen_signature){ .id = id, .is_new = is_new, .index = index, .verdict = j->verdict,
-                           .kind = j->kind, .count = 1 };
+                           .kind = j->kind, .op = c->op, .feature_level = c->feature_level,
+                           .count = 1 };
     r->rep->signatures = (unsigned)r->sig_count;
     r->rep->new_signatures += is_new;
     return s;
@@ -526,7 +532,7 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
     if (!store_signature(r->db, &row, &id, &is_new, err))
         return false;
     size_t before = r->sig_count;
-    if (!remember_signature(r, id, is_new, index, j))
+    if (!remember_signature(r, id, is_new, index, c, j))
         return err_set(err, "out of memory remembering signatures");
     if (r->sig_count > before) /* first time in this run: say so, with its replay command */
         print_signature_line(r, sc, index, j, first_json, detail, is_new);
@@ -620,14 +626,24 @@ static void plan_slot(const runner *r, slot *s, uint64_t *next_index)
     *next_index += n;
 }
 
+/* Sends a request.  A failed write means the worker died, which the answer that is due
+ * next reports (as a crash), so it is not an error here. */
+static void request_range(runner *r, uint64_t first, uint32_t count)
+{
+    dmlc_error ignored;
+    if (count)
+        worker_send_range(r->w, first, count, &ignored);
+}
+
 /* After the worker died at case i of `cur`: restart it and ask again for what it lost. */
 static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slot *next, dmlc_error *err)
 {
     if (!worker_restart(r->w, err))
         return err_prefix(err, "restarting the worker after a crash or hang");
-    if (i + 1 < cur->count && !worker_send_range(r->w, cur->first + i + 1, cur->count - i - 1, err))
-        return false;
-    return next->count == 0 || worker_send_range(r->w, next->first, next->count, err);
+    if (i + 1 < cur->count)
+        request_range(r, cur->first + i + 1, cur->count - i - 1);
+    request_range(r, next->first, next->count);
+    return true;
 }
 
 /* Receives, judges and records the answers of one batch. */
@@ -678,16 +694,14 @@ static bool run_loop(runner *r, dmlc_error *err)
     uint64_t next_index = 0;
     int cur = 0;
     plan_slot(r, &slots[cur], &next_index);
-    if (slots[cur].count)
-        ok = worker_send_range(r->w, slots[cur].first, slots[cur].count, err);
+    request_range(r, slots[cur].first, slots[cur].count);
     while (ok && slots[cur].count) {
         slot *s = &slots[cur], *n = &slots[!cur];
         for (uint32_t i = 0; i < s->count; i++)
             prepare_case(r, s->first + i, &s->cases[i]);
         plan_slot(r, n, &next_index);
-        if (n->count)
-            ok = worker_send_range(r->w, n->first, n->count, err);
-        ok = ok && finish_slot(r, s, n, err);
+        request_range(r, n->first, n->count);
+        ok = finish_slot(r, s, n, err);
         for (uint32_t i = 0; i < s->count; i++)
             free_slot_case(&s->cases[i]);
         ok = ok && commit_if_due(r, false, err);
@@ -746,12 +760,29 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     return same;
 }
 
-/* Minimizes the first case of each new signature and stores it as a case file. */
+/* True when an earlier new signature has the same operator, level, verdict and kind: one
+ * bug usually spans many layouts, types and distributions, and one minimized case per
+ * family says what it is. */
+static bool family_shrunk(const runner *r, size_t i)
+{
+    const seen_signature *s = &r->sigs[i];
+    for (size_t k = 0; k < i; k++) {
+        const seen_signature *e = &r->sigs[k];
+        if (e->is_new && e->op == s->op && e->feature_level == s->feature_level
+            && e->verdict == s->verdict && e->kind == s->kind)
+            return true;
+    }
+    return false;
+}
+
+/* Minimizes the first case of each new signature family and stores it as a case file,
+ * within the run's shrinking time. */
 static bool shrink_new_signatures(runner *r, dmlc_error *err)
 {
+    double until = now_s() + r->o->shrink_seconds;
     for (size_t i = 0; i < r->sig_count && r->o->shrink_budget; i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || (r->o->stop && *r->o->stop))
+        if (!s->is_new || (r->o->stop && *r->o->stop) || family_shrunk(r, i) || now_s() > until)
             continue;
         dml_case c, small;
         gen_info info;

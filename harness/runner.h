@@ -41,6 +41,7 @@ typedef struct runner_options {
     unsigned case_timeout_ms;    /* one case on the backend; longer is a hang */
     unsigned open_timeout_ms;    /* opening the backend */
     unsigned shrink_budget;      /* candidate runs per new signature; 0: no shrinking */
+    double shrink_seconds;       /* shrinking stops starting new signatures after this long */
     bool progress;               /* a \r progress line (on a terminal) */
     bool quiet;                  /* no per-signature lines and no summary (tests) */
     FILE *out;                   /* where lines go (stdout) */

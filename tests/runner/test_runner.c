@@ -1,0 +1,392 @@
+/*
+ * test_runner.c: the differential runner and its results database, end to end.
+ *
+ * Fault injection: backends that exist only in this test binary wrap the reference and
+ * break it one way each (ties resolved the other way, padding that wins, a SIGSEGV on some
+ * cases, a hang on some cases).  `run` must find each within 1,000 cases and record it
+ * under the right signature kind and feature level, and keep going after crashes and hangs.
+ * Also: a run killed with SIGKILL leaves a valid database holding its committed cases and
+ * a second run appends; a database with a newer schema is refused; a run on PoCL (when an
+ * OpenCL platform exists) has no judged mismatch.
+ */
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "classify.h"
+#include "dtype.h"
+#include "reference.h"
+#include "runner.h"
+#include "store.h"
+#include "tap.h"
+
+/* ---- Faulty backends ---------------------------------------------------------------- */
+
+struct backend {
+    int unused;
+};
+
+static backend *fault_open(const char *device, dmlc_error *err)
+{
+    (void)device;
+    backend *b = calloc(1, sizeof *b);
+    if (!b)
+        err_set(err, "out of memory");
+    return b;
+}
+
+static void fault_info(backend *b, backend_info *info)
+{
+    (void)b;
+    memset(info, 0, sizeof *info);
+    strcpy(info->platform, "test");
+    strcpy(info->device, "fault injection");
+    strcpy(info->driver, "test_runner");
+    strcpy(info->fp_config, "denorm,inf_nan");
+}
+
+static void fault_close(backend *b) { free(b); }
+
+/* ARGMIN/ARGMAX with the direction flipped: the first extreme becomes the last, which only
+ * changes the answer where the extreme value ties. */
+static run_status ties_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                           dmlc_error *err)
+{
+    (void)b;
+    dml_case flipped;
+    if (!op_is_arg_reduce(c->op) || !case_copy(&flipped, c)) {
+        ref_run(c, opt, out);
+        return RUN_OK;
+    }
+    flipped.direction = c->direction == DML_AXIS_DIRECTION_INCREASING ? DML_AXIS_DIRECTION_DECREASING
+                                                                      : DML_AXIS_DIRECTION_INCREASING;
+    case_link(&flipped);
+    ref_run(&flipped, opt, out);
+    case_free(&flipped);
+    (void)err;
+    return RUN_OK;
+}
+
+/* MAX_POOLING2 as if padding held zeros: a window that touches padding and whose real
+ * elements are all negative yields +0. */
+static run_status padding_run(backend *b, const dml_case *c, const exec_options *opt,
+                              case_outputs *out, dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    ref_run(c, opt, out);
+    if (c->op != OP_MAX_POOLING2)
+        return RUN_OK;
+    tensor_view v;
+    case_tensor_view(&c->output, &v);
+    for (uint64_t i = 0; i < v.elements; i++) {
+        bool padding;
+        picked_input dummy;
+        unsigned real = classify_window(c, i, &dummy, 0, &padding);
+        uint64_t offset = tensor_view_offset(&v, i);
+        uint64_t bits = dtype_load_bits(out->output, v.type, offset);
+        if (padding && real > 0 && !dtype_bits_is_nan(v.type, bits) && dtype_bits_to_double(v.type, bits) < 0)
+            dtype_store_bits(out->output, v.type, offset, 0);
+    }
+    return RUN_OK;
+}
+
+static run_status crash_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                            dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    if (c->op == OP_ARGMIN && c->input.rank == 3)
+        raise(SIGSEGV);
+    ref_run(c, opt, out);
+    return RUN_OK;
+}
+
+static run_status hang_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                           dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    if (c->op == OP_ARGMAX && c->input.rank == 2 && (c->input.sizes[0] + c->input.sizes[1]) % 5 == 0)
+        for (;;)
+            pause();
+    ref_run(c, opt, out);
+    return RUN_OK;
+}
+
+#define FAULT_BACKEND(stem, text)                                                             \
+    static const backend_vtable stem##_backend = {                                            \
+        .name = #stem "_fault", .summary = text, .open = fault_open, .run = stem##_run,      \
+        .info = fault_info, .close = fault_close,                                             \
+    }
+FAULT_BACKEND(ties, "resolves ties the other way");
+FAULT_BACKEND(padding, "lets zero padding win");
+FAULT_BACKEND(crash, "raises SIGSEGV on rank-3 ARGMIN");
+FAULT_BACKEND(hang, "hangs on some rank-2 ARGMAX");
+
+/* ---- Database helpers --------------------------------------------------------------- */
+
+static int64_t query_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    } else {
+        tap_diag("query failed: %s: %s", sql, sqlite3_errmsg(db));
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+static bool query_text(const char *path, const char *sql, char *buf, size_t size)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    bool ok = false;
+    buf[0] = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+            snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+            ok = true;
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return ok;
+}
+
+static void remove_db(const char *path)
+{
+    char p[600];
+    unlink(path);
+    snprintf(p, sizeof p, "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    unlink(p);
+}
+
+static void base_options(runner_options *o, const backend_vtable *b, const char *db, uint64_t cases)
+{
+    runner_options_default(o);
+    o->backend = b;
+    o->db_path = db;
+    o->cases = cases;
+    o->seed = 20240601;
+    o->quiet = true;
+    o->shrink_budget = 40;
+    o->case_timeout_ms = 2000;
+    o->out = stderr;
+}
+
+/* ---- Tests -------------------------------------------------------------------------- */
+
+typedef struct fault_test {
+    const backend_vtable *backend;
+    unsigned op_mask;
+    const char *kind;
+    unsigned case_timeout_ms;
+} fault_test;
+
+static void test_fault(tap *t, const fault_test *f, const char *dir)
+{
+    char db[512], sql[512], text[256];
+    snprintf(db, sizeof db, "%s/%s.sqlite", dir, f->backend->name);
+    remove_db(db);
+    runner_options o;
+    base_options(&o, f->backend, db, 1000);
+    o.gen.op_mask = f->op_mask;
+    if (f->case_timeout_ms)
+        o.case_timeout_ms = f->case_timeout_ms;
+    if (!strcmp(f->kind, "hang")) {
+        o.cases = 300;
+        o.shrink_budget = 3;
+    }
+    runner_report rep;
+    dmlc_error err;
+    int code = runner_run(&o, &rep, &err);
+    tap_ok(t, code == 1, "%s: run exits 1 (got %d%s%s)", f->backend->name, code, code == 2 ? ": " : "",
+           code == 2 ? err.msg : "");
+    tap_ok(t, rep.cases == o.cases, "%s: every one of %llu cases recorded (%llu)", f->backend->name,
+           (unsigned long long)o.cases, (unsigned long long)rep.cases);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND verdict = 'fail'",
+             f->kind);
+    int64_t sigs = query_int(db, sql);
+    tap_ok(t, sigs >= 1, "%s: found as signature kind %s (%lld signatures)", f->backend->name, f->kind,
+           (long long)sigs);
+    /* The signature's level is its cases' level: every failing case of that kind sits at a
+     * feature level that has a signature of that kind. */
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM cases c JOIN results r ON r.case_id = c.id WHERE r.kind = '%s'"
+             " AND r.verdict = 'fail' AND NOT EXISTS (SELECT 1 FROM signatures s WHERE s.kind = r.kind"
+             " AND s.feature_level = c.feature_level AND s.op = c.op AND s.input_type = c.input_type"
+             " AND s.layout = c.layout AND s.distribution = c.distribution)", f->kind);
+    tap_ok(t, query_int(db, sql) == 0, "%s: every %s case is under a signature of its feature level",
+           f->backend->name, f->kind);
+    snprintf(sql, sizeof sql, "SELECT sum(count) FROM signatures WHERE kind = '%s'", f->kind);
+    int64_t counted = query_int(db, sql);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM results WHERE kind = '%s'", f->kind);
+    tap_ok(t, counted == query_int(db, sql), "%s: signature counts add up to the %s results (%lld)",
+           f->backend->name, f->kind, (long long)counted);
+    snprintf(sql, sizeof sql, "SELECT replay FROM signatures WHERE kind = '%s' LIMIT 1", f->kind);
+    query_text(db, sql, text, sizeof text);
+    tap_ok(t, strstr(text, "dmlcheck replay 20240601:") != NULL, "%s: replay command recorded: %s",
+           f->backend->name, text);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL",
+             f->kind);
+    tap_ok(t, query_int(db, sql) >= 1, "%s: a minimized case file is stored", f->backend->name);
+    tap_ok(t, query_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'") == 1,
+           "%s: the run is marked finished", f->backend->name);
+    remove_db(db);
+}
+
+static void test_newer_schema_refused(tap *t, const char *dir)
+{
+    char db[512];
+    snprintf(db, sizeof db, "%s/newer.sqlite", dir);
+    remove_db(db);
+    dmlc_error err;
+    store *s = store_open(db, &err);
+    tap_ok(t, s != NULL && store_found_version(s) == 0, "a fresh database is created");
+    store_close(s);
+    sqlite3 *raw;
+    sqlite3_open(db, &raw);
+    sqlite3_exec(raw, "PRAGMA user_version = 99", NULL, NULL, NULL);
+    sqlite3_close(raw);
+    s = store_open(db, &err);
+    tap_ok(t, s == NULL && strstr(err.msg, "newer") && strstr(err.msg, "99"),
+           "a newer schema is refused: %s", s ? "(opened)" : err.msg);
+    store_close(s);
+    tap_ok(t, query_int(db, "PRAGMA user_version") == 99, "the refused database is left untouched");
+    remove_db(db);
+
+    snprintf(db, sizeof db, "%s/foreign.sqlite", dir);
+    remove_db(db);
+    sqlite3_open(db, &raw);
+    sqlite3_exec(raw, "CREATE TABLE other (x)", NULL, NULL, NULL);
+    sqlite3_close(raw);
+    s = store_open(db, &err);
+    tap_ok(t, s == NULL && strstr(err.msg, "not a dmlcheck"), "a foreign database is refused: %s",
+           s ? "(opened)" : err.msg);
+    store_close(s);
+    remove_db(db);
+}
+
+static void test_kill_midway(tap *t, const char *dir)
+{
+    char db[512];
+    snprintf(db, sizeof db, "%s/killed.sqlite", dir);
+    remove_db(db);
+    runner_options o;
+    base_options(&o, backend_find("reference"), db, 50000000);
+    o.commit_cases = 256;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        runner_report rep;
+        dmlc_error err;
+        _exit(runner_run(&o, &rep, &err));
+    }
+    int64_t seen = 0;
+    for (int i = 0; i < 600 && seen < 2000; i++) { /* up to a minute */
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        seen = access(db, F_OK) == 0 ? query_int(db, "SELECT count(*) FROM results") : 0;
+    }
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    tap_ok(t, WIFSIGNALED(status) && seen >= 2000, "a run was killed with SIGKILL after %lld cases",
+           (long long)seen);
+    char text[64];
+    query_text(db, "PRAGMA integrity_check", text, sizeof text);
+    tap_ok(t, !strcmp(text, "ok"), "the database is intact after kill -9 (%s)", text);
+    int64_t cases = query_int(db, "SELECT count(*) FROM cases");
+    tap_ok(t, cases >= seen && cases == query_int(db, "SELECT count(*) FROM results"),
+           "it holds every committed case with its result (%lld)", (long long)cases);
+    tap_ok(t, query_int(db, "SELECT cases_done FROM runs WHERE id = 1") == cases,
+           "the run row counts exactly the committed cases");
+    query_text(db, "SELECT status FROM runs WHERE id = 1", text, sizeof text);
+    tap_ok(t, !strcmp(text, "running") && query_int(db, "SELECT finished_at IS NULL FROM runs") == 1,
+           "the killed run stays 'running' without an end time (%s)", text);
+
+    base_options(&o, backend_find("reference"), db, 500);
+    runner_report rep;
+    dmlc_error err;
+    int code = runner_run(&o, &rep, &err);
+    tap_ok(t, code == 0, "a second run on the same database succeeds (%d %s)", code, code ? err.msg : "");
+    tap_ok(t, query_int(db, "SELECT count(*) FROM runs") == 2
+               && query_int(db, "SELECT count(*) FROM cases") == cases + 500,
+           "it appends: 2 runs, %lld + 500 cases", (long long)cases);
+    remove_db(db);
+}
+
+static void test_pocl(tap *t, const char *dir)
+{
+    const backend_vtable *cl = backend_find("opencl");
+    if (!cl) {
+        tap_skip(t, "built without OpenCL", "opencl run");
+        return;
+    }
+    char db[512];
+    snprintf(db, sizeof db, "%s/opencl.sqlite", dir);
+    remove_db(db);
+    runner_options o;
+    base_options(&o, cl, db, 3000);
+    o.case_timeout_ms = 60000;
+    runner_report rep;
+    dmlc_error err;
+    int code = runner_run(&o, &rep, &err);
+    if (code == 2 && (strstr(err.msg, "platform") || strstr(err.msg, "device"))) {
+        tap_skip(t, err.msg, "opencl run");
+        remove_db(db);
+        return;
+    }
+    tap_ok(t, code == 0 && rep.cases == 3000, "3000 cases on OpenCL: exit %d, %llu cases, %llu judged "
+           "mismatches%s%s", code, (unsigned long long)rep.cases,
+           (unsigned long long)rep.by_verdict[VERDICT_FAIL], code == 2 ? ": " : "", code == 2 ? err.msg : "");
+    if (rep.by_verdict[VERDICT_FAIL]) {
+        char text[512];
+        query_text(db, "SELECT group_concat(kind || ' ' || op || ' ' || feature_level || ' ' || replay, '; ')"
+                   " FROM signatures WHERE verdict = 'fail'", text, sizeof text);
+        tap_diag("failures: %s", text);
+    }
+    tap_ok(t, query_int(db, "SELECT sum(cases) FROM verdict_counts") == 3000,
+           "the verdict_counts view counts all of them");
+    remove_db(db);
+}
+
+int main(void)
+{
+    tap t;
+    tap_plan(&t, 0);
+    char dir[] = "/tmp/dmlcheck-test-runner-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_newer_schema_refused(&t, dir);
+    const fault_test faults[] = {
+        { &ties_backend, (1u << OP_ARGMIN) | (1u << OP_ARGMAX), "tie_other_way", 0 },
+        { &padding_backend, 1u << OP_MAX_POOLING2, "padding_selected", 0 },
+        { &crash_backend, 1u << OP_ARGMIN, "crash", 0 },
+        { &hang_backend, 1u << OP_ARGMAX, "hang", 200 },
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        test_fault(&t, &faults[i], dir);
+    test_kill_midway(&t, dir);
+    test_pocl(&t, dir);
+    rmdir(dir);
+    return tap_done(&t);
+}
