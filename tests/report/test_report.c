@@ -3,7 +3,8 @@
  *   - statistics: the Clopper-Pearson bound against a directly summed binomial tail;
  *   - which cells a level requires, against SEMANTICS.md's type tables;
  *   - escaping of hostile strings;
- *   - golden Markdown and JUnit reports of fixture databases (report_fixture.h), the JUnit
+ *   - golden Markdown and JUnit reports of fixture databases (report_fixture.h) and a golden
+ *     Markdown report of a real `dmlcheck run --backend reference --seed 7`; the JUnit
  *     checked by xmllint against tests/report/junit.xsd, the HTML well-formed with every
  *     section;
  *   - injected failures: the model's cells, verdicts and signatures against the fixture's own
@@ -270,6 +271,25 @@ static void test_goldens(ctx *c, const char *clean, const char *two)
            "HTML is self-contained (no script, no external resource)");
 }
 
+/* A real `dmlcheck run` on the reference backend, reported: the runner's rows as the report
+ * reads them (catches drift between the store's writer and this reader). */
+static void test_real_run(ctx *c)
+{
+    char db[512], args[1024], path[512];
+    tmp_path(c, "run.sqlite", db, sizeof db);
+    int rc = run("'%s' run --backend reference --cases 300 --seed 7 --db '%s' >/dev/null 2>&1",
+                 c->dmlcheck, db);
+    if (!tap_ok(&c->t, rc == 0, "dmlcheck run --backend reference --cases 300 --seed 7 (exit %d)", rc))
+        return;
+    snprintf(args, sizeof args, "--db '%s' --deterministic --min-cases 1 --format md", db);
+    report_to(c, args, "run_reference.md", 0);
+    tmp_path(c, "run_reference.md", path, sizeof path);
+    check_golden(c, path, "run_reference.md");
+    snprintf(args, sizeof args, "--db '%s' --deterministic --min-cases 1 --format junit", db);
+    report_to(c, args, "run_reference.xml", 0);
+    check_xml(c, "run_reference.xml", true);
+}
+
 /* ---- injected failures through the library ------------------------------------------ */
 
 static bool load(report_model *m, const char *db, int64_t run_id, const char *expectations,
@@ -442,6 +462,7 @@ int main(int argc, char **argv)
         test_injected(&c, two, tally);
         test_errors(&c, clean);
     }
+    test_real_run(&c);
     free(tally);
     if (c.t.failed == 0)
         run("rm -rf '%s'", c.tmp);
