@@ -246,6 +246,12 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL",
              f->kind);
     tap_ok(t, query_int(db, sql) >= 1, "%s: a minimized case file is stored", f->backend->name);
+    char shown[4096];
+    snprintf(sql, sizeof sql, "SELECT representative || ' first=' || ifnull(first_mismatch, '-') || "
+             "' shrunk=' || shrunk_case FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL "
+             "ORDER BY length(shrunk_case) LIMIT 1", f->kind);
+    if (query_text(db, sql, shown, sizeof shown))
+        tap_diag("%s: %s", f->backend->name, shown);
     tap_ok(t, query_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'") == 1,
            "%s: the run is marked finished", f->backend->name);
     remove_db(db);
