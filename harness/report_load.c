@@ -21,9 +21,10 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "store.h"
 
-/* The newest schema this binary understands (harness/schema.sql's user_version). */
-#define REPORT_SCHEMA_VERSION 1
+/* The newest schema this binary understands: the one its store writes. */
+#define REPORT_SCHEMA_VERSION STORE_SCHEMA_VERSION
 
 typedef enum load_query {
     Q_USER_VERSION,
