@@ -346,7 +346,11 @@ void judge_outputs(const dml_case *c, const case_outputs *expected, const case_o
                    const case_outputs *got, const judge_rules *rules, judgement *j)
 {
     memset(j, 0, sizeof *j);
-    if (compare_outputs(c, expected, got, NULL)) {
+    /* Fast path: identical buffers have identical logical elements (both sides start from
+     * the same canary fill, so bytes outside the elements agree unless a side wrote them). */
+    bool same_bytes = !memcmp(expected->output, got->output, expected->output_bytes)
+        && (!c->indices.present || !memcmp(expected->indices, got->indices, expected->indices_bytes));
+    if (same_bytes || compare_outputs(c, expected, got, NULL)) {
         j->verdict = VERDICT_PASS;
         return;
     }

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -827,6 +828,9 @@ static void print_summary(runner *r)
             rep->seconds, rep->seconds > 0 ? (double)rep->cases / rep->seconds : 0,
             rep->seconds > 0 ? 100 * rep->store_seconds / rep->seconds : 0,
             rep->interrupted ? ", interrupted" : "");
+    if (rep->cases)
+        fprintf(f, "cpu: dmlcheck %.1f us/case, worker %.1f us/case (backend included)\n",
+                1e6 * rep->parent_cpu_s / (double)rep->cases, 1e6 * rep->worker_cpu_s / (double)rep->cases);
     for (size_t i = 0; i < FL_TESTED_COUNT; i++) {
         const uint64_t *n = r->fl_counts[i];
         uint64_t total = 0;
@@ -849,6 +853,19 @@ static void print_summary(runner *r)
 }
 
 /* ---- Entry -------------------------------------------------------------------------- */
+
+/* CPU seconds of this process and of the reaped workers: a load-independent cost figure
+ * (the machine may be shared, which distorts cases/s). */
+static void cpu_times(runner_report *rep)
+{
+    struct rusage self, children;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    rep->parent_cpu_s = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6
+        + (double)self.ru_stime.tv_sec + self.ru_stime.tv_usec * 1e-6;
+    rep->worker_cpu_s = (double)children.ru_utime.tv_sec + children.ru_utime.tv_usec * 1e-6
+        + (double)children.ru_stime.tv_sec + children.ru_stime.tv_usec * 1e-6;
+}
 
 static bool begin_run(runner *r, dmlc_error *err)
 {
@@ -906,6 +923,9 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         }
         ok = ok && (report->interrupted || shrink_new_signatures(&r, err));
         report->store_seconds = store_seconds(r.db);
+        worker_stop(r.w); /* reaped now, so its CPU time is counted below */
+        r.w = NULL;
+        cpu_times(report);
         char finished[32];
         dmlc_error ignored;
         store_run_finish(r.db, report->run_id, !ok ? "error" : report->interrupted ? "interrupted"

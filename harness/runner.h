@@ -59,6 +59,7 @@ typedef struct runner_report {
     unsigned signatures, new_signatures;    /* distinct signatures seen in this run */
     double seconds;                         /* wall time of the case loop */
     double store_seconds;                   /* of which inside SQLite */
+    double parent_cpu_s, worker_cpu_s;      /* CPU time of this process and of the workers */
     bool interrupted;
 } runner_report;
 
