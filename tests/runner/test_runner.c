@@ -120,6 +120,70 @@ static run_status hang_run(backend *b, const dml_case *c, const exec_options *op
     return RUN_OK;
 }
 
+/* Writes one byte just past the output buffer (the worker's guard band catches it). */
+static run_status overrun_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                              dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    ref_run(c, opt, out);
+    if (c->op == OP_ARGMAX)
+        out->output[out->output_bytes] ^= 0xff;
+    return RUN_OK;
+}
+
+/* Scribbles on the input buffer it was given. */
+static run_status scribble_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                               dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    ref_run(c, opt, out);
+    if (c->op == OP_ARGMIN)
+        ((dml_case *)c)->input_data[0] ^= 0x5a;
+    return RUN_OK;
+}
+
+static run_status error_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                            dmlc_error *err)
+{
+    (void)b;
+    if (c->input.type == DML_TENSOR_DATA_TYPE_INT16)
+        return err_set(err, "test: INT16 kernels failed to build"), RUN_BACKEND_ERROR;
+    ref_run(c, opt, out);
+    return RUN_OK;
+}
+
+/* ARGMAX answered with ARGMIN: wrong indices (except where they coincide). */
+static run_status wrong_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                            dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    dml_case other;
+    if (c->op != OP_ARGMAX || !case_copy(&other, c)) {
+        ref_run(c, opt, out);
+        return RUN_OK;
+    }
+    other.op = OP_ARGMIN;
+    case_link(&other);
+    ref_run(&other, opt, out);
+    case_free(&other);
+    return RUN_OK;
+}
+
+/* Follows the other NaN policy: differs only where NaN takes part (class nan). */
+static run_status nan_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                          dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    exec_options other = *opt;
+    other.nan = opt->nan == NAN_POLICY_IGNORE ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE;
+    ref_run(c, &other, out);
+    return RUN_OK;
+}
+
 #define FAULT_BACKEND(stem, text)                                                             \
     static const backend_vtable stem##_backend = {                                            \
         .name = #stem "_fault", .summary = text, .open = fault_open, .run = stem##_run,      \
@@ -129,6 +193,11 @@ FAULT_BACKEND(ties, "resolves ties the other way");
 FAULT_BACKEND(padding, "lets zero padding win");
 FAULT_BACKEND(crash, "raises SIGSEGV on rank-3 ARGMIN");
 FAULT_BACKEND(hang, "hangs on some rank-2 ARGMAX");
+FAULT_BACKEND(overrun, "writes past the ARGMAX output buffer");
+FAULT_BACKEND(scribble, "modifies the ARGMIN input");
+FAULT_BACKEND(error, "fails on INT16 inputs");
+FAULT_BACKEND(wrong, "answers ARGMAX with ARGMIN");
+FAULT_BACKEND(nan, "follows the other NaN policy");
 
 /* ---- Database helpers --------------------------------------------------------------- */
 
@@ -197,6 +266,10 @@ typedef struct fault_test {
     unsigned op_mask;
     const char *kind;
     unsigned case_timeout_ms;
+    uint64_t cases;
+    bool strict;
+    const char *verdict;    /* expected verdict of the signature */
+    unsigned shrink_budget;
 } fault_test;
 
 static void test_fault(tap *t, const fault_test *f, const char *dir)
@@ -205,31 +278,33 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
     snprintf(db, sizeof db, "%s/%s.sqlite", dir, f->backend->name);
     remove_db(db);
     runner_options o;
-    base_options(&o, f->backend, db, 1000);
+    base_options(&o, f->backend, db, f->cases);
     o.gen.op_mask = f->op_mask;
+    o.strict = f->strict;
+    o.shrink_budget = f->shrink_budget;
     if (f->case_timeout_ms)
         o.case_timeout_ms = f->case_timeout_ms;
-    if (!strcmp(f->kind, "hang")) {
-        o.cases = 300;
-        o.shrink_budget = 3;
-    }
     runner_report rep;
     dmlc_error err;
     int code = runner_run(&o, &rep, &err);
-    tap_ok(t, code == 1, "%s: run exits 1 (got %d%s%s)", f->backend->name, code, code == 2 ? ": " : "",
-           code == 2 ? err.msg : "");
+    int want = strcmp(f->verdict, "fail") ? 0 : 1;
+    tap_ok(t, code == want, "%s%s: run exits %d (got %d%s%s)", f->backend->name, f->strict ? " --strict" : "",
+           want, code, code == 2 ? ": " : "", code == 2 ? err.msg : "");
     tap_ok(t, rep.cases == o.cases, "%s: every one of %llu cases recorded (%llu)", f->backend->name,
            (unsigned long long)o.cases, (unsigned long long)rep.cases);
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND verdict = 'fail'",
-             f->kind);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND verdict = '%s'",
+             f->kind, f->verdict);
     int64_t sigs = query_int(db, sql);
-    tap_ok(t, sigs >= 1, "%s: found as signature kind %s (%lld signatures)", f->backend->name, f->kind,
-           (long long)sigs);
+    tap_ok(t, sigs >= 1, "%s: found as signature kind %s, verdict %s (%lld signatures)", f->backend->name,
+           f->kind, f->verdict, (long long)sigs);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE verdict = 'fail' AND kind <> '%s'",
+             f->kind);
+    tap_ok(t, query_int(db, sql) == 0, "%s: no failure of another kind", f->backend->name);
     /* The signature's level is its cases' level: every failing case of that kind sits at a
      * feature level that has a signature of that kind. */
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM cases c JOIN results r ON r.case_id = c.id WHERE r.kind = '%s'"
-             " AND r.verdict = 'fail' AND NOT EXISTS (SELECT 1 FROM signatures s WHERE s.kind = r.kind"
+             " AND r.verdict <> 'pass' AND NOT EXISTS (SELECT 1 FROM signatures s WHERE s.kind = r.kind"
              " AND s.feature_level = c.feature_level AND s.op = c.op AND s.input_type = c.input_type"
              " AND s.layout = c.layout AND s.distribution = c.distribution)", f->kind);
     tap_ok(t, query_int(db, sql) == 0, "%s: every %s case is under a signature of its feature level",
@@ -245,7 +320,8 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
            f->backend->name, text);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL",
              f->kind);
-    tap_ok(t, query_int(db, sql) >= 1, "%s: a minimized case file is stored", f->backend->name);
+    if (f->shrink_budget)
+        tap_ok(t, query_int(db, sql) >= 1, "%s: a minimized case file is stored", f->backend->name);
     char shown[4096];
     snprintf(sql, sizeof sql, "SELECT representative || ' first=' || ifnull(first_mismatch, '-') || "
              "' shrunk=' || shrunk_case FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL "
@@ -383,11 +459,18 @@ int main(void)
         return 1;
     }
     test_newer_schema_refused(&t, dir);
+    const unsigned arg_ops = (1u << OP_ARGMIN) | (1u << OP_ARGMAX);
     const fault_test faults[] = {
-        { &ties_backend, (1u << OP_ARGMIN) | (1u << OP_ARGMAX), "tie_other_way", 0 },
-        { &padding_backend, 1u << OP_MAX_POOLING2, "padding_selected", 0 },
-        { &crash_backend, 1u << OP_ARGMIN, "crash", 0 },
-        { &hang_backend, 1u << OP_ARGMAX, "hang", 200 },
+        { &ties_backend, arg_ops, "tie_other_way", 0, 1000, false, "fail", 40 },
+        { &padding_backend, 1u << OP_MAX_POOLING2, "padding_selected", 0, 1000, false, "fail", 40 },
+        { &crash_backend, 1u << OP_ARGMIN, "crash", 0, 1000, false, "fail", 40 },
+        { &hang_backend, 1u << OP_ARGMAX, "hang", 200, 300, false, "fail", 3 },
+        { &overrun_backend, 1u << OP_ARGMAX, "out_of_bounds_write", 0, 200, false, "fail", 10 },
+        { &scribble_backend, 1u << OP_ARGMIN, "input_modified", 0, 200, false, "fail", 10 },
+        { &error_backend, arg_ops, "backend_error", 0, 300, false, "fail", 0 },
+        { &wrong_backend, 1u << OP_ARGMAX, "wrong_index", 0, 300, false, "fail", 20 },
+        { &nan_backend, arg_ops, "nan_handling", 0, 1000, false, "unspecified", 0 },
+        { &nan_backend, arg_ops, "nan_handling", 0, 1000, true, "fail", 20 },
     };
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
         test_fault(&t, &faults[i], dir);
