@@ -71,9 +71,9 @@ typedef struct arena_layout {
     uint64_t in_offset, in_bytes;
     uint64_t out_offset, out_bytes;
     uint64_t idx_offset, idx_bytes; /* idx_bytes 0: no indices tensor */
-    uint64_t image_bytes;           /* transferred: everything before the scratch */
+    uint64_t image_bytes;           /* read back and checked: everything before the scratch */
     uint64_t scratch_offset;
-    uint64_t total_bytes;
+    uint64_t total_bytes;           /* written: the image and the scratch */
 } arena_layout;
 
 static double now_seconds(void)
@@ -263,8 +263,8 @@ static void opencl_info(backend *b, backend_info *info)
 /* Grows the arena and the host images to fit layout l. */
 static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
 {
-    if (l->image_bytes > b->image_capacity) {
-        uint64_t want = l->image_bytes > 2 * b->image_capacity ? l->image_bytes
+    if (l->total_bytes > b->image_capacity) {
+        uint64_t want = l->total_bytes > 2 * b->image_capacity ? l->total_bytes
                                                                : 2 * b->image_capacity;
         uint8_t *in = realloc(b->image_in, want), *out = in ? realloc(b->image_out, want) : NULL;
         if (in)
@@ -299,7 +299,10 @@ static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
     return true;
 }
 
-/* The image as written: parameters, input bytes, canaries everywhere else. */
+/* What is written: parameters, input bytes, canaries everywhere else, the scratch region
+ * included.  The scratch needs no value, but Oclgrind's uninitialized-value checker does not
+ * carry what one kernel stored over to the next, and would report every read of a partial
+ * result by arg_reduce_combine if the host had never written those bytes. */
 static void image_build(backend *b, const arena_layout *l, const cl_plan *plan,
                         const dml_case *c)
 {
@@ -308,7 +311,7 @@ static void image_build(backend *b, const arena_layout *l, const cl_plan *plan,
     memset(img + sizeof plan->params, CASE_CANARY_BYTE, l->in_offset - sizeof plan->params);
     memcpy(img + l->in_offset, c->input_data, l->in_bytes);
     uint64_t in_end = l->in_offset + l->in_bytes;
-    memset(img + in_end, CASE_CANARY_BYTE, l->image_bytes - in_end);
+    memset(img + in_end, CASE_CANARY_BYTE, l->total_bytes - in_end);
 }
 
 /* Offset of the first byte in [begin, end) where the two images differ, or end. */
@@ -420,7 +423,7 @@ static run_status opencl_run(backend *b, const dml_case *c, const exec_options *
     plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
     image_build(b, &l, &plan, c);
 
-    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l.image_bytes, b->image_in,
+    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l.total_bytes, b->image_in,
                                      0, NULL, NULL);
     if (rc != CL_SUCCESS) {
         clFinish(b->queue);

@@ -1,0 +1,174 @@
+/*
+ * test_cl_determinism.c: the same case gives identical bits run after run and under every
+ * work-group size and reduction split, and those bits are the reference's.  The cases are
+ * built to stress the cross-work-item combine: long reductions full of ties (so the tie
+ * rule decides almost every output), NaNs under both policies, both axis directions, and
+ * generated cases of every operator.  Tunings are forced through cl_backend_set_tuning.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reference/case_builder.h"
+#include "cl_test.h"
+#include "compare.h"
+#include "dtype.h"
+#include "gen.h"
+#include "prng.h"
+#include "reference.h"
+#include "validate.h"
+
+/* local size, split, target work-items; all-zero is the automatic choice. */
+static const cl_tuning tunings[] = {
+    { 0, 0, 0 }, { 1, 0, 0 }, { 7, 0, 0 }, { 256, 0, 0 }, { 0, 1, 0 },
+    { 0, 3, 0 }, { 32, 1000, 0 }, { 0, 0, 100000 }, { 13, 77, 0 },
+};
+#define TUNING_COUNT (sizeof tunings / sizeof tunings[0])
+
+/* A long 1-D or 2-D reduction whose values come from a tiny set (ties everywhere). */
+static void long_reduction(dml_case *c, op_id op, DML_TENSOR_DATA_TYPE type, UINT rows,
+                           UINT length, DML_AXIS_DIRECTION direction, uint64_t seed,
+                           bool with_nan)
+{
+    UINT sizes[2] = { rows, length }, axes[1] = { 1 };
+    cb_arg_case(c, op, type, 2, sizes, NULL, 1, axes, direction, DML_TENSOR_DATA_TYPE_UINT32);
+    cb_alloc_input(c);
+    prng p;
+    prng_seed(&p, seed);
+    static const uint64_t f32_values[] = { 0x3f800000, 0x40000000, 0x80000000, 0x00000000,
+                                           0x40000000, 0x7fc00000 };
+    static const uint64_t f16_values[] = { 0x3c00, 0x4000, 0x8000, 0x0000, 0x4000, 0x7e00 };
+    unsigned choices = with_nan ? 6 : 5;
+    for (uint64_t i = 0; i < (uint64_t)rows * length; i++) {
+        unsigned k = (unsigned)(prng_next(&p) % choices);
+        uint64_t bits = type == DML_TENSOR_DATA_TYPE_FLOAT32   ? f32_values[k]
+                        : type == DML_TENSOR_DATA_TYPE_FLOAT16 ? f16_values[k]
+                                                               : k % 3;
+        cb_set_input(c, i, bits);
+    }
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+/* Runs c under every tuning; all must match the reference and each other, twice over. */
+static void check_case(tap *t, backend *b, const dml_case *c, const exec_options *opt,
+                       const char *name)
+{
+    case_outputs want, first, got;
+    if (!case_outputs_alloc(&want, c) || !case_outputs_alloc(&first, c)) {
+        tap_ok(t, false, "%s: allocate outputs", name);
+        return;
+    }
+    ref_run(c, opt, &want);
+    bool ok = true;
+    for (size_t k = 0; k < TUNING_COUNT && ok; k++)
+        for (int repeat = 0; repeat < 2 && ok; repeat++) {
+            dmlc_error err;
+            cl_backend_set_tuning(b, &tunings[k]);
+            case_outputs *dst = (k == 0 && repeat == 0) ? &first : &got;
+            if (dst == &got && !case_outputs_alloc(&got, c)) {
+                ok = false;
+                break;
+            }
+            run_status s = opencl_backend.run(b, c, opt, dst, &err);
+            mismatch m;
+            if (s != RUN_OK) {
+                tap_diag("%s: tuning %zu: %s: %s", name, k, run_status_name(s), err.msg);
+                ok = false;
+            } else if (!compare_outputs(c, &want, dst, &m)) {
+                tap_diag("%s: tuning %zu (local %" PRIu64 ", split %" PRIu64 "): %s[%" PRIu64
+                         "] reference 0x%" PRIx64 ", opencl 0x%" PRIx64, name, k,
+                         tunings[k].local_size, tunings[k].split, m.tensor, m.logical_index,
+                         m.expected_bits, m.got_bits);
+                ok = false;
+            } else if (dst == &got
+                       && (memcmp(got.output, first.output, got.output_bytes)
+                           || (got.indices
+                               && memcmp(got.indices, first.indices, got.indices_bytes)))) {
+                tap_diag("%s: tuning %zu gives different bytes than the first run", name, k);
+                ok = false;
+            }
+            if (dst == &got)
+                case_outputs_free(&got);
+        }
+    static const cl_tuning automatic = { 0, 0, 0 };
+    cl_backend_set_tuning(b, &automatic);
+    tap_ok(t, ok, "%s: identical bits under %zu tunings, twice each", name, TUNING_COUNT);
+    case_outputs_free(&want);
+    case_outputs_free(&first);
+}
+
+static void check_long_reductions(tap *t, backend *b)
+{
+    static const struct {
+        op_id op;
+        DML_TENSOR_DATA_TYPE type;
+        UINT rows, length;
+        bool nan;
+    } shapes[] = {
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 1, 300000, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 3, 70001, true },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT16, 2, 100003, true },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_INT8, 5, 40000, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_UINT64, 1, 131072, false },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int policy = 0; policy < (shapes[s].nan ? 2 : 1); policy++) {
+                dml_case c;
+                case_init(&c);
+                long_reduction(&c, shapes[s].op, shapes[s].type, shapes[s].rows,
+                               shapes[s].length, (DML_AXIS_DIRECTION)dir, 1000 + s,
+                               shapes[s].nan);
+                dmlc_error err;
+                if (!validate_case(&c, &err)) {
+                    tap_ok(t, false, "long reduction %zu is valid: %s", s, err.msg);
+                    case_free(&c);
+                    continue;
+                }
+                exec_options opt = { policy ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE, false };
+                char name[128];
+                snprintf(name, sizeof name, "%s_%s_%ux%u_%s_%s", op_table[c.op].stem,
+                         dtype_stem(c.input.type), shapes[s].rows, shapes[s].length,
+                         dir ? "decreasing" : "increasing", nan_policy_name(opt.nan));
+                check_case(t, b, &c, &opt, name);
+                case_free(&c);
+            }
+}
+
+static void check_generated(tap *t, backend *b, unsigned count)
+{
+    gen_options gopt;
+    gen_options_default(&gopt);
+    for (unsigned i = 0; i < count; i++) {
+        dml_case c;
+        gen_info info;
+        dmlc_error err;
+        case_init(&c);
+        if (!gen_case(0xde7e2u, i, &gopt, &c, &info, &err)) {
+            tap_ok(t, false, "generated case %u: %s", i, err.msg);
+            continue;
+        }
+        exec_options opt = { i % 2 ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE, false };
+        char name[128];
+        snprintf(name, sizeof name, "generated %u (%s_%s, %s, %s)", i, op_table[c.op].stem,
+                 dtype_stem(c.input.type), gen_layout_name(info.layout),
+                 gen_distribution_name(info.dist));
+        check_case(t, b, &c, &opt, name);
+        case_free(&c);
+    }
+}
+
+int main(void)
+{
+    backend *b;
+    cl_test_open_result r = cl_test_open(NULL, &b);
+    if (r != CL_TEST_OPENED)
+        return cl_test_open_exit_code(r);
+    tap t;
+    tap_plan(&t, 0);
+    check_long_reductions(&t, b);
+    check_generated(&t, b, 24);
+    cl_test_close(&t, b);
+    return tap_done(&t);
+}

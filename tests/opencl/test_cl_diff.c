@@ -1,0 +1,202 @@
+/*
+ * test_cl_diff.c: the differential test.  Thousands of seeded random cases (harness/gen.c:
+ * every operator x input type valid at FL 5_0, cycled so each pair gets its share, with the
+ * generator's spread of layouts and value distributions: ties, +-0, NaN, +-inf, denormals,
+ * all-padding windows) run on the reference and on the OpenCL backend and must agree bit
+ * for bit (NaN by NaN-ness), with no out-of-bounds write and an unchanged input.  Every
+ * third case uses the `propagate` NaN policy and every seventh judges fp32 denormals as
+ * flushed, so both reach the kernels.  Every fourth case also forces a work-group size and an
+ * ARGMIN/ARGMAX split (several work-items per output, combined by a second kernel), so the
+ * tie-preserving combine meets the same variety of cases.
+ *
+ * One TAP line per (operator, input type); the first failures print the case and the
+ * command that replays exactly that case:  test_cl_diff --seed S --case I
+ *
+ * usage: test_cl_diff [--count N] [--seed S] [--case I] [--max-elements E]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casefile.h"
+#include "cl_test.h"
+#include "compare.h"
+#include "dtype.h"
+#include "gen.h"
+#include "reference.h"
+
+#define DEFAULT_SEED 0x0c1d1ffull
+#define MAX_REPORTED_FAILURES 5
+
+typedef struct diff_group {
+    op_id op;
+    DML_TENSOR_DATA_TYPE type;
+    unsigned cases, failures;
+} diff_group;
+
+typedef struct diff_run {
+    uint64_t seed, max_elements;
+    diff_group groups[OP_COUNT * 16];
+    unsigned group_count;
+    unsigned reported;
+    unsigned classes_seen;
+    const char *program;
+} diff_run;
+
+/* Every (operator, input type) pair the generator may draw at the newest tested level. */
+static void groups_init(diff_run *r)
+{
+    r->group_count = 0;
+    for (int op = 0; op < OP_COUNT; op++) {
+        uint32_t inputs = gen_types_at((op_id)op, fl_tested[FL_TESTED_COUNT - 1]).input;
+        for (size_t t = 0; t < DTYPE_COUNT; t++)
+            if (inputs & (1u << dtype_table[t].type))
+                r->groups[r->group_count++] = (diff_group){ (op_id)op, dtype_table[t].type, 0, 0 };
+    }
+}
+
+static exec_options case_options(uint64_t index)
+{
+    exec_options opt = { .nan = index % 3 == 2 ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE,
+                         .flush_denormals = index % 7 == 6 };
+    return opt;
+}
+
+/* The automatic tuning, or a forced one for every fourth case. */
+static cl_tuning case_tuning(uint64_t index)
+{
+    cl_tuning t = { 0, 0, 0 };
+    if (index % 4 == 3) {
+        t.local_size = 1 + index % 70;
+        t.split = 2 + index % 11;
+    }
+    return t;
+}
+
+static void report_failure(diff_run *r, uint64_t index, const dml_case *c, const char *what)
+{
+    if (r->reported++ >= MAX_REPORTED_FAILURES)
+        return;
+    tap_diag("case %" PRIu64 ":%" PRIu64 " (%s %s): %s", r->seed, index, op_table[c->op].name,
+             dtype_name(c->input.type), what);
+    char *json = casefile_write(c, NULL);
+    if (json && strlen(json) < 2000)
+        tap_diag("case file: %s", json);
+    free(json);
+    tap_diag("replay: %s --seed %" PRIu64 " --case %" PRIu64, r->program, r->seed, index);
+}
+
+/* Runs case `index` on both engines; false on any disagreement. */
+static bool run_case(diff_run *r, backend *b, bool device_flushes, uint64_t index)
+{
+    diff_group *g = &r->groups[index % r->group_count];
+    gen_options gopt;
+    gen_options_default(&gopt);
+    gopt.max_elements = r->max_elements;
+    gopt.op_mask = 1u << g->op;
+    gopt.input_type_mask = 1u << g->type;
+    dml_case c;
+    gen_info info;
+    dmlc_error err;
+    case_init(&c);
+    g->cases++;
+    if (!gen_case(r->seed, index, &gopt, &c, &info, &err)) {
+        tap_diag("case %" PRIu64 ":%" PRIu64 ": generator: %s", r->seed, index, err.msg);
+        case_free(&c);
+        return false;
+    }
+    exec_options opt = case_options(index);
+    exec_options ref_opt = opt;
+    ref_opt.flush_denormals |= device_flushes; /* SEMANTICS D6 */
+    case_outputs want, got;
+    bool ok = case_outputs_alloc(&want, &c) && case_outputs_alloc(&got, &c);
+    if (ok) {
+        r->classes_seen |= ref_run(&c, &ref_opt, &want);
+        cl_tuning tuning = case_tuning(index);
+        cl_backend_set_tuning(b, &tuning);
+        run_status s = opencl_backend.run(b, &c, &opt, &got, &err);
+        mismatch m;
+        if (s != RUN_OK) {
+            char what[1200];
+            snprintf(what, sizeof what, "%s: %s", run_status_name(s), err.msg);
+            report_failure(r, index, &c, what);
+            ok = false;
+        } else if (!compare_outputs(&c, &want, &got, &m)) {
+            char what[300];
+            snprintf(what, sizeof what,
+                     "%s logical element %" PRIu64 ": reference 0x%" PRIx64 ", opencl 0x%" PRIx64
+                     " (%" PRIu64 " differ; layout %s, values %s, nan %s%s, local %" PRIu64
+                     ", split %" PRIu64 ")",
+                     m.tensor, m.logical_index, m.expected_bits, m.got_bits, m.count,
+                     gen_layout_name(info.layout), gen_distribution_name(info.dist),
+                     nan_policy_name(opt.nan), opt.flush_denormals ? ", flushed" : "",
+                     tuning.local_size, tuning.split);
+            report_failure(r, index, &c, what);
+            ok = false;
+        }
+    }
+    case_outputs_free(&want);
+    case_outputs_free(&got);
+    case_free(&c);
+    if (!ok)
+        g->failures++;
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "count", required_argument, NULL, 'n' },
+        { "seed", required_argument, NULL, 's' },
+        { "case", required_argument, NULL, 'c' },
+        { "max-elements", required_argument, NULL, 'e' },
+        { NULL, 0, NULL, 0 },
+    };
+    diff_run r = { .seed = DEFAULT_SEED, .max_elements = 4096, .program = argv[0] };
+    uint64_t count = 2000, only = UINT64_MAX;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (ch) {
+        case 'n': count = strtoull(optarg, NULL, 0); break;
+        case 's': r.seed = strtoull(optarg, NULL, 0); break;
+        case 'c': only = strtoull(optarg, NULL, 0); break;
+        case 'e': r.max_elements = strtoull(optarg, NULL, 0); break;
+        default:
+            fprintf(stderr, "usage: %s [--count N] [--seed S] [--case I] [--max-elements E]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    backend *b;
+    cl_test_open_result opened = cl_test_open(NULL, &b);
+    if (opened != CL_TEST_OPENED)
+        return cl_test_open_exit_code(opened);
+    backend_info info;
+    opencl_backend.info(b, &info);
+    groups_init(&r);
+
+    tap t;
+    tap_plan(&t, 0);
+    tap_diag("seed %" PRIu64 ", %" PRIu64 " cases of at most %" PRIu64 " elements", r.seed,
+             only == UINT64_MAX ? count : 1, r.max_elements);
+    if (only != UINT64_MAX) {
+        tap_ok(&t, run_case(&r, b, info.flushes_denormals, only), "case %" PRIu64 ":%" PRIu64,
+               r.seed, only);
+    } else {
+        for (uint64_t i = 0; i < count; i++)
+            run_case(&r, b, info.flushes_denormals, i);
+        for (unsigned g = 0; g < r.group_count; g++) {
+            const diff_group *grp = &r.groups[g];
+            tap_ok(&t, grp->cases > 0 && grp->failures == 0, "%s_%s: %u cases agree (%u differ)",
+                   op_table[grp->op].stem, dtype_stem(grp->type), grp->cases - grp->failures,
+                   grp->failures);
+        }
+        char classes[64];
+        tap_diag("case classes met: %s",
+                 case_classes_str(r.classes_seen, classes, sizeof classes));
+    }
+    cl_test_close(&t, b);
+    return tap_done(&t);
+}

@@ -1,0 +1,97 @@
+/*
+ * test_cl_guard.c: the backend's own checks catch what they claim to.  The program is
+ * built with test-only fault defines (order.cl's fault_inject): with
+ * DMLCHECK_FAULT_WRITE_PAST_END the first work-item writes one element just past the end
+ * of the output buffer, which must come back as RUN_OUT_OF_BOUNDS_WRITE; with
+ * DMLCHECK_FAULT_WRITE_INPUT it changes an input byte, which must come back as
+ * RUN_INPUT_MODIFIED.  The unfaulted program runs the same cases cleanly, so the checks do
+ * not fire on correct kernels.  Every kernel family is covered: a single-pass ARGMAX, a
+ * split ARGMIN (its combine kernel does the final write) and MAX_POOLING2 with indices.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../reference/case_builder.h"
+#include "cl_test.h"
+#include "validate.h"
+
+typedef struct guard_case {
+    const char *name;
+    cl_tuning tuning;
+} guard_case;
+
+/* Case k of the three kernel paths. */
+static void build_case(dml_case *c, int k)
+{
+    if (k < 2) {
+        UINT sizes[2] = { 3, 1000 }, axes[1] = { 1 };
+        cb_arg_case(c, k == 0 ? OP_ARGMAX : OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes,
+                    NULL, 1, axes, DML_AXIS_DIRECTION_INCREASING, DML_TENSOR_DATA_TYPE_INT64);
+    } else {
+        UINT sizes[4] = { 1, 2, 5, 5 }, out_sizes[2] = { 4, 4 };
+        cb_pool_axis axes[2] = { { 2, 1, 0, 0, 1 }, { 2, 1, 0, 0, 1 } };
+        cb_pool_case(c, DML_TENSOR_DATA_TYPE_UINT8, 4, sizes, NULL, axes, out_sizes,
+                     DML_TENSOR_DATA_TYPE_UINT32);
+    }
+    cb_alloc_input(c);
+    uint64_t n = case_tensor_elements(&c->input);
+    for (uint64_t i = 0; i < n; i++)
+        cb_set_input(c, i, c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32
+                               ? 0x3f800000u + (uint32_t)((i * 7919) % 1000)
+                               : (i * 37) % 251);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+static const guard_case cases[] = {
+    { "argmax single pass", { 0, 1, 0 } },
+    { "argmin split + combine", { 0, 8, 0 } },
+    { "max_pooling2 with indices", { 0, 0, 0 } },
+};
+
+/* Runs every case on a backend built with `options`; each must end with status `want`. */
+static void expect_status(tap *t, const char *options, run_status want)
+{
+    backend *b;
+    cl_test_open_result r = cl_test_open(options, &b);
+    if (!tap_ok(t, r == CL_TEST_OPENED, "open with build options '%s'", options ? options : ""))
+        return;
+    for (int k = 0; k < 3; k++) {
+        dml_case c;
+        case_init(&c);
+        build_case(&c, k);
+        dmlc_error err = { "" };
+        case_outputs out;
+        bool valid = validate_case(&c, &err) && case_outputs_alloc(&out, &c);
+        if (!tap_ok(t, valid, "%s is a valid case", cases[k].name)) {
+            tap_diag("%s", err.msg);
+            case_free(&c);
+            continue;
+        }
+        cl_backend_set_tuning(b, &cases[k].tuning);
+        run_status s = opencl_backend.run(b, &c, &(exec_options){ NAN_POLICY_IGNORE, false },
+                                          &out, &err);
+        if (!tap_ok(t, s == want, "%s%s%s: %s", cases[k].name, options ? " with " : "",
+                    options ? options : "", run_status_name(want)))
+            tap_diag("got %s: %s", run_status_name(s), err.msg);
+        else if (s != RUN_OK)
+            tap_diag("reported as: %s", err.msg);
+        case_outputs_free(&out);
+        case_free(&c);
+    }
+    cl_test_close(t, b);
+}
+
+int main(void)
+{
+    backend *probe;
+    cl_test_open_result r = cl_test_open(NULL, &probe);
+    if (r != CL_TEST_OPENED)
+        return cl_test_open_exit_code(r);
+    opencl_backend.close(probe);
+    tap t;
+    tap_plan(&t, 0);
+    expect_status(&t, NULL, RUN_OK);
+    expect_status(&t, "-DDMLCHECK_FAULT_WRITE_PAST_END", RUN_OUT_OF_BOUNDS_WRITE);
+    expect_status(&t, "-DDMLCHECK_FAULT_WRITE_INPUT", RUN_INPUT_MODIFIED);
+    return tap_done(&t);
+}
