@@ -27,7 +27,16 @@ static struct {
     const backend_vtable *vt;
     backend *b;
     backend_info info;
+    unsigned long compared, unsupported; /* for the summary printed at exit */
 } device;
+
+/* So a run that compared nothing (every case unsupported by the device) cannot pass for a
+ * clean one. */
+static void print_summary(void)
+{
+    fprintf(stderr, "fuzz_differential: %lu case(s) compared with the reference, %lu unsupported by "
+            "the device\n", device.compared, device.unsupported);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -41,6 +50,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (!device.b)
         fuzz_unavailable(err.msg);
     device.vt->info(device.b, &device.info);
+    atexit(print_summary);
     fprintf(stderr, "fuzz_differential: OpenCL device %s (%s, %s)%s\n", device.info.device,
             device.info.platform, device.info.driver,
             device.info.flushes_denormals ? ", may flush fp32 denormals" : "");
@@ -129,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_status status = device.vt->run(device.b, &c, &opt, &got, &err);
     if (status == RUN_UNSUPPORTED) {
         /* The device cannot run this case (e.g. no 64-bit integers): nothing to compare. */
+        device.unsupported++;
     } else if (status != RUN_OK) {
         fuzz_print_case(&c);
         fuzz_fail("the OpenCL backend returned %s: %s", run_status_name(status), err.msg);
@@ -138,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mismatch m;
         if (!compare_outputs(&c, use_flushed ? &flushed : &exact, &got, &m))
             report_mismatch(&c, &opt, &m, classes);
+        device.compared++;
     }
     case_outputs_free(&exact);
     case_outputs_free(&flushed);

@@ -28,7 +28,7 @@
 # include "naive.h"
 #endif
 
-#define NAIVE_MAX_WORK (1u << 20)
+#define NAIVE_MAX_WORK (1u << 16)
 
 static void alloc_outputs(case_outputs *o, const dml_case *c)
 {

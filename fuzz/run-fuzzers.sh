@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# run-fuzzers.sh: continuous fuzzing on one machine.  Fuzzes every target (or the named ones)
+# for a given time with the machine's cores, merges inputs that add coverage back into
+# corpus/fuzz/<target>/ (libFuzzer -merge=1: minimal, named by SHA-1), and reports findings
+# (crashes, leaks, timeouts, out-of-memory) with the first lines of each report and the
+# command that replays it.  Exit status: 0 no finding, 1 findings, 2 usage or setup error.
+#
+#   fuzz/run-fuzzers.sh [--build DIR] [--time SECONDS] [--jobs N] [--no-merge]
+#                       [--reseed] [--minimize] [TARGET...]
+#
+#   --build DIR   a clang build configured with -Dfuzzing=true (default build-fuzz-clang; set up
+#                 with CC=clang meson setup DIR -Dfuzzing=true when missing)
+#   --time S      seconds of fuzzing per target (default 600; 0: only reseed/minimize)
+#   --jobs N      fuzzing processes per target (default: nproc); N > 1 uses libFuzzer's -fork
+#   --no-merge    leave corpus/fuzz/ alone (findings are still reported)
+#   --reseed      before fuzzing, copy every conformance case into corpus/fuzz/fuzz_case_json/
+#                 (named by SHA-1) and merge fresh generated seeds (fuzz/make_seeds) in
+#   --minimize    rebuild each corpus from scratch with -merge=1 (keeps the conformance copies)
+#   TARGET        fuzz_case_json, fuzz_validate, fuzz_reference, fuzz_differential
+#
+# Work files (the growing corpus, findings, logs) live in DIR/fuzz-work/<target>/.
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$src/build-fuzz-clang
+seconds=600
+jobs=$(nproc)
+merge=1
+reseed=0
+minimize=0
+targets=()
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --build) build=$(realpath -m "$2"); shift 2 ;;
+    --time) seconds=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --no-merge) merge=0; shift ;;
+    --reseed) reseed=1; shift ;;
+    --minimize) minimize=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "run-fuzzers.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+    esac
+done
+
+if [ ! -f "$build/build.ninja" ]; then
+    CC=clang meson setup "$build" "$src" -Dfuzzing=true || exit 2
+fi
+if ! grep -q "fuzzing.*true" <(meson introspect --buildoptions "$build" | tr '{' '\n' | grep '"name": "fuzzing"'); then
+    echo "run-fuzzers.sh: $build is not configured with -Dfuzzing=true" >&2
+    exit 2
+fi
+ninja -C "$build" >/dev/null || { echo "run-fuzzers.sh: build failed (ninja -C $build)" >&2; exit 2; }
+
+if [ ${#targets[@]} -eq 0 ]; then
+    for t in fuzz_case_json fuzz_validate fuzz_reference fuzz_differential; do
+        [ -x "$build/fuzz/$t" ] && targets+=("$t")
+    done
+fi
+
+# Extra read-only corpora a target also starts from.
+extra_corpora() {
+    if [ "$1" = fuzz_case_json ]; then echo "$src/corpus/conformance"; fi
+}
+
+# Options every libFuzzer run of a target gets.
+engine_options() {
+    local dict=$src/fuzz/$1.dict
+    echo "-rss_limit_mb=2048 -timeout=25 -max_len=8192"
+    if [ -f "$dict" ]; then echo "-dict=$dict"; fi
+}
+
+# Every conformance case, named by SHA-1 of its content, into DIR.
+copy_conformance() {
+    mkdir -p "$1"
+    find "$src/corpus/conformance" -type f -name '*.json' -print0 |
+        while IFS= read -r -d '' f; do
+            cp "$f" "$1/$(sha1sum "$f" | cut -d' ' -f1)"
+        done
+}
+
+# -merge=1 from the given dirs into corpus/fuzz/<target>/ (only inputs with new coverage).
+merge_into_corpus() {
+    local t=$1; shift
+    local dst=$src/corpus/fuzz/$t
+    mkdir -p "$dst"
+    # shellcheck disable=SC2046
+    "$build/fuzz/$t" -merge=1 $(engine_options "$t") "$dst" "$@" >"$work_root/$t/merge.log" 2>&1 ||
+        { echo "run-fuzzers.sh: merge failed for $t, see $work_root/$t/merge.log" >&2; return 1; }
+}
+
+work_root=$build/fuzz-work
+findings=0
+seeds=""
+if [ $reseed = 1 ]; then
+    copy_conformance "$src/corpus/fuzz/fuzz_case_json"
+    seeds=$work_root/seeds
+    rm -rf "$seeds"
+    mkdir -p "$work_root"
+    "$build/fuzz/make_seeds" "$seeds"
+fi
+
+for t in "${targets[@]}"; do
+    bin=$build/fuzz/$t
+    [ -x "$bin" ] || { echo "run-fuzzers.sh: no target $bin" >&2; exit 2; }
+    work=$work_root/$t
+    mkdir -p "$work/corpus" "$work/findings"
+    corpus=$src/corpus/fuzz/$t
+    mkdir -p "$corpus"
+    if [ $minimize = 1 ]; then
+        # Start empty (fuzz_case_json: from the conformance copies) and let every other input
+        # re-earn its place by adding coverage.
+        fresh=$work/minimized
+        rm -rf "$fresh"
+        mkdir -p "$fresh"
+        if [ "$t" = fuzz_case_json ]; then copy_conformance "$fresh"; fi
+        # shellcheck disable=SC2046
+        "$bin" -merge=1 $(engine_options "$t") "$fresh" "$corpus" "$work/corpus" >"$work/merge.log" 2>&1 ||
+            { echo "run-fuzzers.sh: minimizing $t failed, see $work/merge.log" >&2; exit 2; }
+        rm -rf "$corpus"
+        mv "$fresh" "$corpus"
+    fi
+    if [ -n "$seeds" ] && [ -d "$seeds/$t" ]; then
+        merge_into_corpus "$t" "$seeds/$t"
+    fi
+
+    if [ "$seconds" = 0 ]; then
+        echo "== $t: corpus/fuzz/$t: $(find "$corpus" -type f | wc -l) files, $(du -sk --apparent-size "$corpus" | cut -f1) KiB"
+        continue
+    fi
+    echo "== $t: fuzzing ${seconds}s with $jobs process(es)"
+    # shellcheck disable=SC2046
+    set -- $(engine_options "$t") -max_total_time="$seconds" -artifact_prefix="$work/findings/" \
+        -print_final_stats=1
+    if [ "$jobs" -gt 1 ]; then
+        set -- "$@" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1
+    fi
+    # shellcheck disable=SC2046
+    "$bin" "$@" "$work/corpus" "$corpus" $(extra_corpora "$t") >"$work/fuzz.log" 2>&1 || true
+    grep -E "^stat::(number_of_executed_units|average_exec_per_sec)|DONE" "$work/fuzz.log" | tail -3 | sed 's/^/   /'
+
+    if [ $merge = 1 ]; then
+        merge_into_corpus "$t" "$work/corpus"
+        echo "   corpus/fuzz/$t: $(find "$corpus" -type f | wc -l) files, $(du -sk --apparent-size "$corpus" | cut -f1) KiB"
+    fi
+
+    for f in "$work"/findings/*; do
+        [ -e "$f" ] || continue
+        findings=$((findings + 1))
+        echo "   FINDING $f"
+        "$bin" "$f" 2>&1 | grep -E "^fuzz:|ERROR: |SUMMARY: |^    #[0-3] " | head -12 | sed 's/^/     /' || true
+        echo "     replay: $bin $f"
+    done
+done
+
+if [ $findings -gt 0 ]; then
+    echo "run-fuzzers.sh: $findings finding(s); fix, then copy each input into corpus/fuzz/<target>/ as a regression"
+    exit 1
+fi
+echo "run-fuzzers.sh: no findings"
