@@ -545,13 +545,15 @@ bool report_model_finish(report_model *m, dmlc_error *err)
 {
     if (!add_required_cells(m))
         return err_set(err, "out of memory");
-    qsort(m->cells, m->cell_count, sizeof *m->cells, cell_compare);
+    if (m->cell_count)
+        qsort(m->cells, m->cell_count, sizeof *m->cells, cell_compare);
     apply_expectations(m);
     /* cell_failures index the signatures; they are spent once expectations are applied. */
     free(m->cell_failures);
     m->cell_failures = NULL;
     m->cell_failure_count = m->cell_failure_cap = 0;
-    qsort(m->signatures, m->signature_count, sizeof *m->signatures, signature_compare);
+    if (m->signature_count) /* qsort on NULL is undefined even for 0 elements */
+        qsort(m->signatures, m->signature_count, sizeof *m->signatures, signature_compare);
     m->total_cases = 0;
     for (size_t i = 0; i < m->cell_count; i++) {
         report_cell *c = &m->cells[i];
