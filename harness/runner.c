@@ -824,7 +824,7 @@ static void print_summary(runner *r)
     FILE *f = r->o->out;
     runner_report *rep = r->rep;
     clear_progress(r);
-    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s, SQLite %.1f%%)%s\n", rep->cases,
+    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s, SQLite %.1f%% of wall time)%s\n", rep->cases,
             rep->seconds, rep->seconds > 0 ? (double)rep->cases / rep->seconds : 0,
             rep->seconds > 0 ? 100 * rep->store_seconds / rep->seconds : 0,
             rep->interrupted ? ", interrupted" : "");
@@ -907,6 +907,9 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         return 2;
     struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
     sigaction(SIGPIPE, &ignore, &old_pipe); /* a dead worker must not kill us on write */
+    runner_report at_start;
+    cpu_times(&at_start); /* earlier runs in this process are not ours */
+    double cpu_start[2] = { at_start.parent_cpu_s, at_start.worker_cpu_s };
     r.w = worker_start(&r.wcfg, &r.info, err);
     int code = 2;
     if (r.w && begin_run(&r, err)) {
@@ -925,7 +928,12 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         report->store_seconds = store_seconds(r.db);
         worker_stop(r.w); /* reaped now, so its CPU time is counted below */
         r.w = NULL;
+        runner_report before = *report;
+        before.parent_cpu_s = cpu_start[0];
+        before.worker_cpu_s = cpu_start[1];
         cpu_times(report);
+        report->parent_cpu_s -= before.parent_cpu_s;
+        report->worker_cpu_s -= before.worker_cpu_s;
         char finished[32];
         dmlc_error ignored;
         store_run_finish(r.db, report->run_id, !ok ? "error" : report->interrupted ? "interrupted"
