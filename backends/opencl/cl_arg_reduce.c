@@ -19,6 +19,8 @@
 /* A work-item of a split reduction scans at least this many elements. */
 #define SPLIT_MIN_PER_ITEM 256
 #define SPLIT_TARGET_ITEMS 8192
+/* Outputs per work-item of arg_reduce_columns (AR_COLUMNS in arg_reduce.cl). */
+#define AR_COLUMNS 16
 
 typedef struct ar_dim {
     uint64_t size, in_stride, out_stride;
@@ -52,6 +54,17 @@ static uint64_t choose_split(uint64_t outputs, uint64_t reduced, const cl_tuning
     if (split > most)
         split = most;
     return split ? split : 1;
+}
+
+/* Column blocks (arg_reduce_columns) pay off on CPUs when neighbouring outputs read
+ * neighbouring input elements and the reduction itself is strided, with outputs enough to
+ * need no split. */
+static bool use_columns(const ar_dim *kept, unsigned kept_rank, const ar_dim *red,
+                        unsigned red_rank, uint64_t split, const cl_tuning *tuning)
+{
+    return !tuning->no_columns && tuning->split_mode == CL_SPLIT_CHUNKED && split == 1
+           && kept_rank > 0 && red_rank > 0 && kept[kept_rank - 1].in_stride == 1
+           && kept[kept_rank - 1].size >= AR_COLUMNS && red[red_rank - 1].in_stride != 1;
 }
 
 void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
@@ -99,10 +112,17 @@ void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *op
 
     uint64_t split = choose_split(outputs, count, tuning);
     p[CLP_AR_SPLIT] = split;
+    p[CLP_AR_CHUNK] = tuning->split_mode == CL_SPLIT_CHUNKED ? (count + split - 1) / split : 0;
     plan->launch_count = 1;
     plan->launches[0].kernel = CL_KERNEL_ARG_REDUCE;
     plan->launches[0].work_items = outputs * split;
     plan->scratch_bytes = 0;
+    if (use_columns(kept_dims, kept_rank, red_dims, red_rank, split, tuning)) {
+        uint64_t width = kept_dims[kept_rank - 1].size;
+        plan->launches[0].kernel = CL_KERNEL_ARG_REDUCE_COLUMNS;
+        plan->launches[0].work_items = outputs / width * ((width + AR_COLUMNS - 1) / AR_COLUMNS);
+        return;
+    }
     if (split > 1) {
         plan->scratch_bytes = outputs * split * (sizeof(int64_t) + sizeof(uint64_t));
         plan->launch_count = 2;

@@ -396,11 +396,15 @@ static run_status opencl_run(backend *b, const dml_case *c, const exec_options *
     exec_options effective = *opt;
     if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
         effective.flush_denormals = true;
+    cl_tuning tuning = b->tuning;
+    if (tuning.split_mode == CL_SPLIT_AUTO)
+        tuning.split_mode = (b->dev.type & CL_DEVICE_TYPE_CPU) ? CL_SPLIT_CHUNKED
+                                                                : CL_SPLIT_INTERLEAVED;
     cl_plan plan;
     if (op_is_arg_reduce(c->op))
-        cl_plan_arg_reduce(&plan, c, &effective, &b->tuning);
+        cl_plan_arg_reduce(&plan, c, &effective, &tuning);
     else
-        cl_plan_max_pooling2(&plan, c, &effective);
+        cl_plan_max_pooling2(&plan, c, &effective, &tuning);
     if (!out->indices)
         plan.params[CLP_IDX_BYTES] = 0;
 

@@ -25,7 +25,7 @@ typedef struct cl_bench_startup {
 bool cl_bench_measure_startup(const char *device, cl_bench_startup *out, dmlc_error *err);
 
 typedef struct cl_bench_overhead {
-    double argmax_us;   /* mean wall time per run of a 16-element FLOAT32 ARGMAX */
+    double argmax_us;   /* wall time per run of a 16-element FLOAT32 ARGMAX (best batch) */
     double pooling_us;  /* mean wall time per run of a 1x1x4x4 MAX_POOLING2 with indices */
     double reference_us; /* the same ARGMAX on the reference, for scale */
 } cl_bench_overhead;

@@ -1,9 +1,14 @@
 /*
  * cl_max_pooling2.c: plans MAX_POOLING2 for max_pooling2.cl.  A 4-D case {N, C, H, W}
  * becomes 5-D {N, C, 1, H, W} with a depth window of 1, stride 1, no padding, dilation 1,
- * exactly as the reference pools it, so one kernel serves both ranks.
+ * exactly as the reference pools it, so one kernel serves both ranks.  Work-items take runs
+ * of neighbouring outputs along the output's last axis (see max_pooling2.cl).
  */
 #include "cl_plan.h"
+
+/* Outputs of a row one work-item pools: enough to amortise dividing out the row's
+ * coordinates, few enough to leave thousands of work-items on real sizes. */
+#define DEFAULT_RUN 8
 
 /* Copies a 4-D or 5-D view into 5-D form (depth 1, stride 0 when the case is 4-D). */
 static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
@@ -18,7 +23,8 @@ static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
     }
 }
 
-void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt)
+void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt,
+                          const cl_tuning *tuning)
 {
     cl_plan_common(plan, c, opt, false);
     uint64_t *p = plan->params;
@@ -41,9 +47,13 @@ void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *
         p[CLP_MP_START_PAD + s] = real ? c->start_padding[k] : 0;
         p[CLP_MP_DILATION + s] = real ? c->dilations[k] : 1;
     }
-    p[CLP_MP_OUT_COUNT] = out.elements;
+    uint64_t width = p[CLP_MP_OUT_SIZE + 4];
+    uint64_t run = tuning->pool_run ? tuning->pool_run : DEFAULT_RUN;
+    p[CLP_MP_ROWS] = out.elements / width;
+    p[CLP_MP_RUN] = run;
+    p[CLP_MP_RUNS_PER_ROW] = (width + run - 1) / run;
     plan->scratch_bytes = 0;
     plan->launch_count = 1;
     plan->launches[0].kernel = CL_KERNEL_MAX_POOLING2;
-    plan->launches[0].work_items = out.elements;
+    plan->launches[0].work_items = p[CLP_MP_ROWS] * p[CLP_MP_RUNS_PER_ROW];
 }

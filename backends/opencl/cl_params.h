@@ -36,6 +36,7 @@
 #define CLP_AR_DECREASING 19 /* 1: ties go to the last index (DML_AXIS_DIRECTION_DECREASING) */
 #define CLP_AR_KEPT_RANK 20
 #define CLP_AR_RED_RANK 21
+#define CLP_AR_CHUNK 22      /* 0: work-item s takes k = s + j * S; else k in [s * CHUNK, + CHUNK) */
 #define CLP_AR_KEPT_SIZE 24       /* [8] */
 #define CLP_AR_KEPT_IN_STRIDE 32  /* [8] elements */
 #define CLP_AR_KEPT_OUT_STRIDE 40 /* [8] elements */
@@ -44,7 +45,9 @@
 
 /* MAX_POOLING2 (max_pooling2.cl), always as 5-D {N, C, D, H, W}: a 4-D case has D = 1 and a
  * 1-wide, unpadded, undilated depth window. */
-#define CLP_MP_OUT_COUNT 16
+#define CLP_MP_ROWS 16         /* output rows: N * C * D_out * H_out */
+#define CLP_MP_RUN 17          /* outputs of a row per work-item */
+#define CLP_MP_RUNS_PER_ROW 18 /* ceil(W_out / CLP_MP_RUN) */
 #define CLP_MP_IN_SIZE 24     /* [5] N, C, D, H, W */
 #define CLP_MP_IN_STRIDE 32   /* [5] elements */
 #define CLP_MP_OUT_SIZE 40    /* [5] */

@@ -15,7 +15,7 @@
 
 /* Every kernel of the program, with its name in the .cl files. */
 #define CL_KERNELS(X) X(ARG_REDUCE, arg_reduce) X(ARG_REDUCE_COMBINE, arg_reduce_combine) \
-    X(MAX_POOLING2, max_pooling2)
+    X(ARG_REDUCE_COLUMNS, arg_reduce_columns) X(MAX_POOLING2, max_pooling2)
 
 typedef enum cl_kernel_id {
 #define X(id, name) CL_KERNEL_##id,
@@ -24,11 +24,21 @@ typedef enum cl_kernel_id {
     CL_KERNEL_COUNT
 } cl_kernel_id;
 
+/* How the S work-items of one ARGMIN/ARGMAX output share its reduction (arg_reduce.cl). */
+typedef enum cl_split_mode {
+    CL_SPLIT_AUTO,        /* chunked on CPU devices, interleaved on the others */
+    CL_SPLIT_CHUNKED,     /* contiguous chunks of k */
+    CL_SPLIT_INTERLEAVED, /* every S-th k */
+} cl_split_mode;
+
 /* Knobs the tests turn to prove the answer does not depend on them; 0 means automatic. */
 typedef struct cl_tuning {
     uint64_t local_size;   /* work-group size of every launch */
     uint64_t split;        /* ARGMIN/ARGMAX work-items per output (S) */
     uint64_t target_items; /* work-items to aim for when splitting long reductions */
+    uint64_t pool_run;     /* MAX_POOLING2 outputs per work-item */
+    cl_split_mode split_mode; /* never CL_SPLIT_AUTO when it reaches a planner */
+    bool no_columns;       /* never use arg_reduce_columns */
 } cl_tuning;
 
 #define CL_PLAN_MAX_LAUNCHES 2
@@ -49,6 +59,7 @@ void cl_plan_common(cl_plan *plan, const dml_case *c, const exec_options *opt, b
 
 void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
                         const cl_tuning *tuning);
-void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt);
+void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt,
+                          const cl_tuning *tuning);
 
 #endif

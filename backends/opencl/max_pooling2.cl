@@ -1,7 +1,8 @@
 /*
  * max_pooling2.cl: MAX_POOLING2 on 4-D and 5-D inputs, seen as 5-D {N, C, D, H, W} (the host
  * gives a 4-D case a depth of 1 and a 1-wide depth window).  Compiled after cl_params.h and
- * order.cl.  One work-item per output element scans its window in row-major order.
+ * order.cl.  A work-item pools a short run of neighbouring outputs of one output row, each
+ * by scanning its window in row-major order.
  *
  * SEMANTICS D7: taps outside the input (padding) are skipped, never compared; a window with
  * no tap inside writes the type's lowest value and an all-ones index.
@@ -35,7 +36,7 @@ typedef struct mp_best {
 
 /* Scans the window whose first tap sits at input coordinates first[3] of plane (n, c).
  * dtype is a constant at each call site. */
-inline mp_best mp_scan(global const ulong *p, global const uchar *in, ulong plane_offset,
+ALWAYS_INLINE mp_best mp_scan(global const ulong *p, global const uchar *in, ulong plane_offset,
                        ulong plane_index, const long first[3], uint dtype, long nan_key,
                        bool flush)
 {
@@ -74,53 +75,10 @@ inline mp_best mp_scan(global const ulong *p, global const uchar *in, ulong plan
     return best;
 }
 
-kernel void max_pooling2(global uchar *arena)
+/* Writes output element (n, c, od, oh, ow) (coords) and its index. */
+ALWAYS_INLINE void mp_write(global uchar *arena, global const ulong *p, const ulong coord[5],
+                            global const uchar *in, mp_best best, uint dtype, bool flush)
 {
-    global const ulong *p = (global const ulong *)arena;
-    const ulong gid = get_global_id(0);
-    if (gid >= p[CLP_MP_OUT_COUNT])
-        return;
-
-    /* Output coordinates {n, c, od, oh, ow} of logical output element gid. */
-    ulong coord[5], rest = gid;
-    for (uint d = 5; d-- > 0;) {
-        ulong size = p[CLP_MP_OUT_SIZE + d];
-        ulong quotient = rest / size;
-        coord[d] = rest - quotient * size; /* not rest % size: see order.cl on "freeze" */
-        rest = quotient;
-    }
-    long first[3];
-    for (uint s = 0; s < 3; s++)
-        first[s] = (long)(coord[2 + s] * p[CLP_MP_STRIDE + s]) - (long)p[CLP_MP_START_PAD + s];
-    const ulong plane = p[CLP_MP_IN_SIZE + 2] * p[CLP_MP_IN_SIZE + 3] * p[CLP_MP_IN_SIZE + 4];
-    const ulong plane_index = (coord[0] * p[CLP_MP_IN_SIZE + 1] + coord[1]) * plane;
-    const ulong plane_offset = coord[0] * p[CLP_MP_IN_STRIDE] + coord[1] * p[CLP_MP_IN_STRIDE + 1];
-    global const uchar *in = arena + p[CLP_IN_OFFSET];
-    const uint dtype = (uint)p[CLP_DTYPE];
-    const long nan_key = (long)p[CLP_NAN_KEY];
-    const bool flush = p[CLP_FLUSH] != 0;
-
-    mp_best best;
-    switch (dtype) {
-#define MP_SCAN_TYPE(t)                                                                   \
-    case t:                                                                               \
-        best = mp_scan(p, in, plane_offset, plane_index, first, t, nan_key, flush);       \
-        break;
-    MP_SCAN_TYPE(CLP_T_FLOAT32)
-    MP_SCAN_TYPE(CLP_T_FLOAT16)
-    MP_SCAN_TYPE(CLP_T_UINT8)
-    MP_SCAN_TYPE(CLP_T_UINT16)
-    MP_SCAN_TYPE(CLP_T_UINT32)
-    MP_SCAN_TYPE(CLP_T_UINT64)
-    MP_SCAN_TYPE(CLP_T_INT8)
-    MP_SCAN_TYPE(CLP_T_INT16)
-    MP_SCAN_TYPE(CLP_T_INT32)
-    default:
-        best = mp_scan(p, in, plane_offset, plane_index, first, CLP_T_INT64, nan_key, flush);
-        break;
-#undef MP_SCAN_TYPE
-    }
-
     const uint bytes = (uint)p[CLP_OUT_BYTES];
     ulong value, index;
     if (best.rank != ORDER_TIE_NONE) {
@@ -142,5 +100,72 @@ kernel void max_pooling2(global uchar *arena)
     const uint idx_bytes = (uint)p[CLP_IDX_BYTES];
     if (idx_bytes)
         store_raw(arena + p[CLP_IDX_OFFSET], idx_offset, idx_bytes, index);
+}
+
+/* Pools outputs ow in [ow_begin, ow_end) of output row (n, c, od, oh) = coord[0..4). */
+ALWAYS_INLINE void mp_run(global uchar *arena, global const ulong *p, ulong coord[5],
+                          uint ow_begin, uint ow_end, uint dtype)
+{
+    global const uchar *in = arena + p[CLP_IN_OFFSET];
+    const long nan_key = (long)p[CLP_NAN_KEY];
+    const bool flush = p[CLP_FLUSH] != 0;
+    const ulong plane = p[CLP_MP_IN_SIZE + 2] * p[CLP_MP_IN_SIZE + 3] * p[CLP_MP_IN_SIZE + 4];
+    const ulong plane_index = (coord[0] * p[CLP_MP_IN_SIZE + 1] + coord[1]) * plane;
+    const ulong plane_offset = coord[0] * p[CLP_MP_IN_STRIDE] + coord[1] * p[CLP_MP_IN_STRIDE + 1];
+    long first[3];
+    for (uint s = 0; s < 2; s++)
+        first[s] = (long)(coord[2 + s] * p[CLP_MP_STRIDE + s]) - (long)p[CLP_MP_START_PAD + s];
+    for (uint ow = ow_begin; ow < ow_end; ow++) {
+        coord[4] = ow;
+        first[2] = (long)(ow * p[CLP_MP_STRIDE + 2]) - (long)p[CLP_MP_START_PAD + 2];
+        mp_best best = mp_scan(p, in, plane_offset, plane_index, first, dtype, nan_key, flush);
+        mp_write(arena, p, coord, in, best, dtype, flush);
+    }
+}
+
+/* Work-item gid pools a run of up to CLP_MP_RUN neighbouring outputs of one output row, so
+ * the row's coordinates are divided out once per run, not once per output. */
+kernel void max_pooling2(global uchar *arena)
+{
+    global const ulong *p = (global const ulong *)arena;
+    const ulong gid = get_global_id(0);
+    const uint runs_per_row = (uint)p[CLP_MP_RUNS_PER_ROW];
+    if (gid >= p[CLP_MP_ROWS] * runs_per_row)
+        return;
+
+    /* Row coordinates {n, c, od, oh}.  Element counts are below 2^32 (SEMANTICS "Tensors"),
+     * so 32-bit division, several times cheaper than 64-bit division, is exact. */
+    uint row = (uint)gid / runs_per_row;
+    const uint run = (uint)gid - row * runs_per_row; /* not %: see order.cl on "freeze" */
+    ulong coord[5];
+    for (uint d = 4; d-- > 0;) {
+        uint size = (uint)p[CLP_MP_OUT_SIZE + d];
+        uint quotient = row / size;
+        coord[d] = row - quotient * size;
+        row = quotient;
+    }
+    const uint run_length = (uint)p[CLP_MP_RUN], width = (uint)p[CLP_MP_OUT_SIZE + 4];
+    const uint ow_begin = run * run_length;
+    const uint ow_end = min(ow_begin + run_length, width);
+
+    switch ((uint)p[CLP_DTYPE]) {
+#define MP_RUN_TYPE(t)                                         \
+    case t:                                                    \
+        mp_run(arena, p, coord, ow_begin, ow_end, t);          \
+        break;
+    MP_RUN_TYPE(CLP_T_FLOAT32)
+    MP_RUN_TYPE(CLP_T_FLOAT16)
+    MP_RUN_TYPE(CLP_T_UINT8)
+    MP_RUN_TYPE(CLP_T_UINT16)
+    MP_RUN_TYPE(CLP_T_UINT32)
+    MP_RUN_TYPE(CLP_T_UINT64)
+    MP_RUN_TYPE(CLP_T_INT8)
+    MP_RUN_TYPE(CLP_T_INT16)
+    MP_RUN_TYPE(CLP_T_INT32)
+    default:
+        mp_run(arena, p, coord, ow_begin, ow_end, CLP_T_INT64);
+        break;
+#undef MP_RUN_TYPE
+    }
     fault_inject(arena, p, gid);
 }

@@ -19,19 +19,31 @@
 #include "reference.h"
 #include "validate.h"
 
-/* local size, split, target work-items; all-zero is the automatic choice. */
+/* Work-group size, split, target work-items, pooling run, split mode, no column blocks;
+ * all-zero is the automatic choice.  Four work-group sizes only (64 is the default): PoCL
+ * compiles every kernel once per work-group size, which dominates a cold run. */
 static const cl_tuning tunings[] = {
-    { 0, 0, 0 }, { 1, 0, 0 }, { 7, 0, 0 }, { 256, 0, 0 }, { 0, 1, 0 },
-    { 0, 3, 0 }, { 32, 1000, 0 }, { 0, 0, 100000 }, { 13, 77, 0 },
+    { 0, 0, 0, 0, CL_SPLIT_AUTO, false },
+    { 1, 0, 0, 1, CL_SPLIT_AUTO, false },
+    { 7, 0, 0, 3, CL_SPLIT_CHUNKED, false },
+    { 256, 0, 0, 0, CL_SPLIT_INTERLEAVED, false },
+    { 0, 1, 0, 0, CL_SPLIT_AUTO, true },
+    { 0, 3, 0, 5, CL_SPLIT_CHUNKED, false },
+    { 7, 1000, 0, 0, CL_SPLIT_INTERLEAVED, false },
+    { 0, 0, 100000, 64, CL_SPLIT_CHUNKED, true },
+    { 1, 77, 0, 2, CL_SPLIT_CHUNKED, false },
+    { 256, 0, 0, 0, CL_SPLIT_CHUNKED, false },
 };
 #define TUNING_COUNT (sizeof tunings / sizeof tunings[0])
 
-/* A long 1-D or 2-D reduction whose values come from a tiny set (ties everywhere). */
+/* A long reduction over axis 1 (contiguous) or 0 (strided: neighbouring outputs read
+ * neighbouring elements) of a {rows, length} tensor whose values come from a tiny set, so
+ * ties are everywhere. */
 static void long_reduction(dml_case *c, op_id op, DML_TENSOR_DATA_TYPE type, UINT rows,
-                           UINT length, DML_AXIS_DIRECTION direction, uint64_t seed,
+                           UINT length, UINT axis, DML_AXIS_DIRECTION direction, uint64_t seed,
                            bool with_nan)
 {
-    UINT sizes[2] = { rows, length }, axes[1] = { 1 };
+    UINT sizes[2] = { rows, length }, axes[1] = { axis };
     cb_arg_case(c, op, type, 2, sizes, NULL, 1, axes, direction, DML_TENSOR_DATA_TYPE_UINT32);
     cb_alloc_input(c);
     prng p;
@@ -91,7 +103,7 @@ static void check_case(tap *t, backend *b, const dml_case *c, const exec_options
             if (dst == &got)
                 case_outputs_free(&got);
         }
-    static const cl_tuning automatic = { 0, 0, 0 };
+    static const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
     cl_backend_set_tuning(b, &automatic);
     tap_ok(t, ok, "%s: identical bits under %zu tunings, twice each", name, TUNING_COUNT);
     case_outputs_free(&want);
@@ -103,14 +115,18 @@ static void check_long_reductions(tap *t, backend *b)
     static const struct {
         op_id op;
         DML_TENSOR_DATA_TYPE type;
-        UINT rows, length;
+        UINT rows, length, axis;
         bool nan;
     } shapes[] = {
-        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 1, 300000, false },
-        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 3, 70001, true },
-        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT16, 2, 100003, true },
-        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_INT8, 5, 40000, false },
-        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_UINT64, 1, 131072, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 1, 300000, 1, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 3, 70001, 1, true },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT16, 2, 100003, 1, true },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_INT8, 5, 40000, 1, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_UINT64, 1, 131072, 1, false },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 20000, 3, 1, true },
+        { OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 3000, 37, 0, true },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_INT16, 513, 100, 0, false },
+        { OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT16, 1000, 16, 0, true },
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int dir = 0; dir < 2; dir++)
@@ -118,7 +134,7 @@ static void check_long_reductions(tap *t, backend *b)
                 dml_case c;
                 case_init(&c);
                 long_reduction(&c, shapes[s].op, shapes[s].type, shapes[s].rows,
-                               shapes[s].length, (DML_AXIS_DIRECTION)dir, 1000 + s,
+                               shapes[s].length, shapes[s].axis, (DML_AXIS_DIRECTION)dir, 1000 + s,
                                shapes[s].nan);
                 dmlc_error err;
                 if (!validate_case(&c, &err)) {
@@ -128,8 +144,8 @@ static void check_long_reductions(tap *t, backend *b)
                 }
                 exec_options opt = { policy ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE, false };
                 char name[128];
-                snprintf(name, sizeof name, "%s_%s_%ux%u_%s_%s", op_table[c.op].stem,
-                         dtype_stem(c.input.type), shapes[s].rows, shapes[s].length,
+                snprintf(name, sizeof name, "%s_%s_%ux%u_axis%u_%s_%s", op_table[c.op].stem,
+                         dtype_stem(c.input.type), shapes[s].rows, shapes[s].length, shapes[s].axis,
                          dir ? "decreasing" : "increasing", nan_policy_name(opt.nan));
                 check_case(t, b, &c, &opt, name);
                 case_free(&c);

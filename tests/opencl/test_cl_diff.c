@@ -67,10 +67,13 @@ static exec_options case_options(uint64_t index)
 /* The automatic tuning, or a forced one for every fourth case. */
 static cl_tuning case_tuning(uint64_t index)
 {
-    cl_tuning t = { 0, 0, 0 };
+    cl_tuning t = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
     if (index % 4 == 3) {
-        t.local_size = 1 + index % 70;
+        /* Few distinct sizes: PoCL compiles each kernel once per work-group size. */
+        t.local_size = index % 3 == 0 ? 1 : 16;
         t.split = 2 + index % 11;
+        t.pool_run = 1 + index % 9;
+        t.split_mode = index % 8 == 3 ? CL_SPLIT_CHUNKED : CL_SPLIT_INTERLEAVED;
     }
     return t;
 }

@@ -5,8 +5,9 @@
  * of the output buffer, which must come back as RUN_OUT_OF_BOUNDS_WRITE; with
  * DMLCHECK_FAULT_WRITE_INPUT it changes an input byte, which must come back as
  * RUN_INPUT_MODIFIED.  The unfaulted program runs the same cases cleanly, so the checks do
- * not fire on correct kernels.  Every kernel family is covered: a single-pass ARGMAX, a
- * split ARGMIN (its combine kernel does the final write) and MAX_POOLING2 with indices.
+ * not fire on correct kernels.  Every kernel is covered: a single-pass ARGMAX, a split
+ * ARGMIN (its combine kernel does the final write), MAX_POOLING2 with indices, and an
+ * ARGMIN over a strided axis (column blocks on CPU devices).
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,8 +24,13 @@ typedef struct guard_case {
 /* Case k of the three kernel paths. */
 static void build_case(dml_case *c, int k)
 {
-    if (k < 2) {
+    if (k != 2) {
         UINT sizes[2] = { 3, 1000 }, axes[1] = { 1 };
+        if (k == 3) { /* reduce the strided axis: column blocks on CPU devices */
+            sizes[0] = 100;
+            sizes[1] = 40;
+            axes[0] = 0;
+        }
         cb_arg_case(c, k == 0 ? OP_ARGMAX : OP_ARGMIN, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes,
                     NULL, 1, axes, DML_AXIS_DIRECTION_INCREASING, DML_TENSOR_DATA_TYPE_INT64);
     } else {
@@ -43,10 +49,12 @@ static void build_case(dml_case *c, int k)
 }
 
 static const guard_case cases[] = {
-    { "argmax single pass", { 0, 1, 0 } },
-    { "argmin split + combine", { 0, 8, 0 } },
-    { "max_pooling2 with indices", { 0, 0, 0 } },
+    { "argmax single pass", { .split = 1 } },
+    { "argmin split + combine", { .split = 8 } },
+    { "max_pooling2 with indices", { .split = 0 } },
+    { "argmin over a strided axis", { .split = 0 } },
 };
+#define GUARD_CASES (sizeof cases / sizeof cases[0])
 
 /* Runs every case on a backend built with `options`; each must end with status `want`. */
 static void expect_status(tap *t, const char *options, run_status want)
@@ -55,7 +63,7 @@ static void expect_status(tap *t, const char *options, run_status want)
     cl_test_open_result r = cl_test_open(options, &b);
     if (!tap_ok(t, r == CL_TEST_OPENED, "open with build options '%s'", options ? options : ""))
         return;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < (int)GUARD_CASES; k++) {
         dml_case c;
         case_init(&c);
         build_case(&c, k);
