@@ -39,10 +39,9 @@
 /* Canary bytes around each output buffer: catches any write past the end by a few
  * elements; every other stray write lands in some checked byte of the image as well. */
 #define GUARD_BYTES 256
-/* Inputs larger than this are written straight from the case's buffer (and checked
- * against it) instead of being copied into the image first: one pass over the input less.
- * Smaller ones ride in the image, so a tiny case costs one write. */
-#define DIRECT_INPUT_BYTES (64u << 10)
+/* Inputs larger than this are read back by mapping the arena (see read_back); smaller
+ * ones by one read, which is the cheaper command for a tiny case. */
+#define MAP_READ_BACK_BYTES (64u << 10)
 /* Default work-group size: a multiple of every common SIMD width, small enough for any
  * device's CL_KERNEL_WORK_GROUP_SIZE. */
 #define DEFAULT_LOCAL_SIZE 64
@@ -78,7 +77,7 @@ typedef struct arena_layout {
     uint64_t image_bytes;           /* read back and checked: everything before the scratch */
     uint64_t scratch_offset;
     uint64_t total_bytes;           /* written: the image and the scratch */
-    bool direct_input;              /* the input is written from the case, not the image */
+    bool map_read_back;             /* the image is mapped for the read-back, not read */
 } arena_layout;
 
 static double now_seconds(void)
@@ -111,7 +110,7 @@ static void layout_compute(arena_layout *l, const dml_case *c, const case_output
     l->image_bytes = align_up(end + GUARD_BYTES);
     l->scratch_offset = l->image_bytes;
     l->total_bytes = l->scratch_offset + align_up(scratch_bytes);
-    l->direct_input = l->in_bytes > DIRECT_INPUT_BYTES;
+    l->map_read_back = l->in_bytes > MAP_READ_BACK_BYTES;
 }
 
 /* ---- opening and closing ---- */
@@ -315,8 +314,7 @@ static void image_build(backend *b, const arena_layout *l, const cl_plan *plan,
     uint8_t *img = b->image_in;
     memcpy(img, plan->params, sizeof plan->params);
     memset(img + sizeof plan->params, CASE_CANARY_BYTE, l->in_offset - sizeof plan->params);
-    if (!l->direct_input)
-        memcpy(img + l->in_offset, c->input_data, l->in_bytes);
+    memcpy(img + l->in_offset, c->input_data, l->in_bytes);
     uint64_t in_end = l->in_offset + l->in_bytes;
     memset(img + in_end, CASE_CANARY_BYTE, l->total_bytes - in_end);
 }
@@ -382,33 +380,14 @@ static size_t local_size(const backend *b, cl_kernel_id k)
     return want ? want : 1;
 }
 
-/* Writes the image (one write; three when the input goes straight from the case). */
-static bool enqueue_writes(backend *b, const arena_layout *l, const dml_case *c,
-                           dmlc_error *err)
+/* Writes the image in one command.  (Writing a large input straight from the case in a
+ * command of its own would save a host copy, but Oclgrind 21.10's uninitialized-value
+ * checker then reports the parameter block as uninitialized.) */
+static bool enqueue_write(backend *b, const arena_layout *l, dmlc_error *err)
 {
-    struct {
-        uint64_t offset, bytes;
-        const uint8_t *src; /* the bytes to write at offset */
-    } parts[3] = { { 0, l->total_bytes, b->image_in } };
-    size_t count = 1;
-    if (l->direct_input) {
-        uint64_t in_end = l->in_offset + l->in_bytes;
-        parts[0].bytes = l->in_offset;
-        parts[1].offset = l->in_offset;
-        parts[1].bytes = l->in_bytes;
-        parts[1].src = c->input_data;
-        parts[2].offset = in_end;
-        parts[2].bytes = l->total_bytes - in_end;
-        parts[2].src = b->image_in + in_end;
-        count = 3;
-    }
-    for (size_t i = 0; i < count; i++) {
-        cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, parts[i].offset,
-                                         parts[i].bytes, parts[i].src, 0, NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return cl_fail(err, "clEnqueueWriteBuffer", rc);
-    }
-    return true;
+    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l->total_bytes,
+                                     b->image_in, 0, NULL, NULL);
+    return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
 }
 
 static bool enqueue_plan(backend *b, const cl_plan *plan, dmlc_error *err)
@@ -436,7 +415,7 @@ static run_status read_back(backend *b, const arena_layout *l, const dml_case *c
     cl_int rc;
     const uint8_t *now = b->image_out;
     void *mapped = NULL;
-    if (l->direct_input) {
+    if (l->map_read_back) {
         mapped = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_READ, 0, l->image_bytes,
                                     0, NULL, NULL, &rc);
         now = mapped;
@@ -446,7 +425,7 @@ static run_status read_back(backend *b, const arena_layout *l, const dml_case *c
     }
     if (rc != CL_SUCCESS) {
         clFinish(b->queue);
-        cl_fail(err, l->direct_input ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
+        cl_fail(err, l->map_read_back ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
         return RUN_BACKEND_ERROR;
     }
     memcpy(out->output, now + l->out_offset, l->out_bytes);
@@ -500,7 +479,7 @@ static run_status opencl_run(backend *b, const dml_case *c, const exec_options *
     plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
     image_build(b, &l, &plan, c);
 
-    if (!enqueue_writes(b, &l, c, err) || !enqueue_plan(b, &plan, err)) {
+    if (!enqueue_write(b, &l, err) || !enqueue_plan(b, &plan, err)) {
         clFinish(b->queue);
         return RUN_BACKEND_ERROR;
     }

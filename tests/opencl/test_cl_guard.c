@@ -26,7 +26,7 @@ static void build_case(dml_case *c, int k)
 {
     if (k != 2) {
         UINT sizes[2] = { 3, 1000 }, axes[1] = { 1 };
-        if (k == 1) /* 120 KB: the input goes to the device straight from the case */
+        if (k == 1) /* 120 KB: read back through a map, not a read */
             sizes[1] = 10000;
         if (k == 3) { /* reduce the strided axis: column blocks on CPU devices */
             sizes[0] = 100;
