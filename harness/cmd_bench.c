@@ -17,6 +17,9 @@
 #include <time.h>
 
 #include "backend.h"
+#ifdef DMLCHECK_HAVE_OPENCL
+#include "opencl/cl_bench.h"
+#endif
 #include "case.h"
 #include "dtype.h"
 #include "half.h"
@@ -355,12 +358,26 @@ int cmd_bench(int argc, char **argv)
     printf("memory read bandwidth: %.2f GB/s (%.3f ns per 4-byte element), best of %u runs\n",
            bandwidth * 1e-9, 4e9 / bandwidth, repeat < 3 ? 3 : repeat);
     bool missed = false, failed = false;
+    /* Another backend's figures are printed next to the reference's on the same case. */
+    const backend_vtable *ref_vt = judge ? NULL : backend_find("reference");
+    backend *ref = ref_vt ? ref_vt->open(NULL, &err) : NULL;
     for (size_t i = 0; i < SCENARIO_COUNT; i++)
         if (!any_selected || selected[i]) {
             int outcome = run_scenario(&scenarios[i], vt, b, repeat, bandwidth, judge);
             missed |= outcome == SCENARIO_MISSED;
             failed |= outcome == SCENARIO_FAILED;
+            if (ref)
+                run_scenario(&scenarios[i], ref_vt, ref, repeat, bandwidth, false);
         }
+    if (ref)
+        ref_vt->close(ref);
+#ifdef DMLCHECK_HAVE_OPENCL
+    /* The OpenCL section: tiny-case overhead and start-up (backends/opencl/cl_bench.c). */
+    if (!strcmp(vt->name, "opencl") && !cl_bench_report(stdout, NULL, b, 2000, &err)) {
+        fprintf(stderr, "dmlcheck bench: %s\n", err.msg);
+        failed = true;
+    }
+#endif
     vt->close(b);
     return failed ? 2 : check_goals && missed ? 1 : 0;
 }
