@@ -34,39 +34,55 @@ typedef struct mp_best {
     ulong offset; /* its input element offset */
 } mp_best;
 
-/* Scans the window whose first tap sits at input coordinates first[3] of plane (n, c).
- * dtype is a constant at each call site. */
+/* The taps [*begin, *end) of a window axis that land inside the input (SEMANTICS D7:
+ * the others are padding, never visited).  Divides only at the edges of the input. */
+ALWAYS_INLINE void mp_taps(long first, long size, long dilation, ulong window, ulong *begin,
+                           ulong *end)
+{
+    *begin = first < 0 ? (ulong)((-first + dilation - 1) / dilation) : 0;
+    long last = first + (long)(window - 1) * dilation;
+    if (first >= size)
+        *end = 0;
+    else if (last < size)
+        *end = window;
+    else
+        *end = (ulong)((size - 1 - first) / dilation) + 1;
+    if (*begin > *end)
+        *begin = *end;
+}
+
+/* Scans the window whose first tap sits at input coordinates first[3] of plane (n, c),
+ * visiting only taps inside the input, in row-major order: the flat index grows with every
+ * tap, so a later tap wins only with a strictly larger key (SEMANTICS D3, the same choice
+ * as order_beats with the index as tie rank).  dtype is a constant at each call site. */
 ALWAYS_INLINE mp_best mp_scan(global const ulong *p, global const uchar *in, ulong plane_offset,
-                       ulong plane_index, const long first[3], uint dtype, long nan_key,
-                       bool flush)
+                              ulong plane_index, const long first[3], uint dtype, long nan_key,
+                              bool flush)
 {
     mp_best best = { LONG_MIN, ORDER_TIE_NONE, 0 };
-    const long size_d = (long)p[CLP_MP_IN_SIZE + 2], size_h = (long)p[CLP_MP_IN_SIZE + 3],
-               size_w = (long)p[CLP_MP_IN_SIZE + 4];
+    const ulong size_h = p[CLP_MP_IN_SIZE + 3], size_w = p[CLP_MP_IN_SIZE + 4];
     const ulong stride_d = p[CLP_MP_IN_STRIDE + 2], stride_h = p[CLP_MP_IN_STRIDE + 3],
                 stride_w = p[CLP_MP_IN_STRIDE + 4];
-    const long dil_d = (long)p[CLP_MP_DILATION], dil_h = (long)p[CLP_MP_DILATION + 1],
-               dil_w = (long)p[CLP_MP_DILATION + 2];
-    const ulong win_d = p[CLP_MP_WINDOW], win_h = p[CLP_MP_WINDOW + 1], win_w = p[CLP_MP_WINDOW + 2];
-    for (ulong td = 0; td < win_d; td++) {
-        long d = first[0] + (long)td * dil_d;
-        if (d < 0 || d >= size_d)
-            continue;
-        for (ulong th = 0; th < win_h; th++) {
-            long h = first[1] + (long)th * dil_h;
-            if (h < 0 || h >= size_h)
-                continue;
-            ulong row_index = plane_index + ((ulong)d * (ulong)size_h + (ulong)h) * (ulong)size_w;
-            ulong row_offset = plane_offset + (ulong)d * stride_d + (ulong)h * stride_h;
-            for (ulong tw = 0; tw < win_w; tw++) {
-                long w = first[2] + (long)tw * dil_w;
-                if (w < 0 || w >= size_w)
-                    continue;
-                ulong offset = row_offset + (ulong)w * stride_w;
+    const ulong dil_d = p[CLP_MP_DILATION], dil_h = p[CLP_MP_DILATION + 1],
+                dil_w = p[CLP_MP_DILATION + 2];
+    ulong d_begin, d_end, h_begin, h_end, w_begin, w_end;
+    mp_taps(first[0], (long)p[CLP_MP_IN_SIZE + 2], (long)dil_d, p[CLP_MP_WINDOW], &d_begin,
+            &d_end);
+    mp_taps(first[1], (long)size_h, (long)dil_h, p[CLP_MP_WINDOW + 1], &h_begin, &h_end);
+    mp_taps(first[2], (long)size_w, (long)dil_w, p[CLP_MP_WINDOW + 2], &w_begin, &w_end);
+    for (ulong td = d_begin; td < d_end; td++) {
+        ulong d = (ulong)(first[0] + (long)(td * dil_d));
+        for (ulong th = h_begin; th < h_end; th++) {
+            ulong h = (ulong)(first[1] + (long)(th * dil_h));
+            ulong row_index = plane_index + (d * size_h + h) * size_w;
+            ulong row_offset = plane_offset + d * stride_d + h * stride_h;
+            for (ulong tw = w_begin; tw < w_end; tw++) {
+                ulong w = (ulong)(first[2] + (long)(tw * dil_w));
+                ulong offset = row_offset + w * stride_w;
                 long key = order_key(in, offset, dtype, 0, nan_key, flush);
-                if (order_beats(key, row_index + (ulong)w, best.key, best.rank)) {
+                if (best.rank == ORDER_TIE_NONE || key > best.key) {
                     best.key = key;
-                    best.rank = row_index + (ulong)w;
+                    best.rank = row_index + w;
                     best.offset = offset;
                 }
             }
