@@ -842,12 +842,15 @@ static void print_summary(runner *r)
                     fl_name(fl_tested[i]), total, n[VERDICT_PASS], n[VERDICT_FAIL],
                     n[VERDICT_UNSPECIFIED], n[VERDICT_SKIP], n[VERDICT_ERROR]);
     }
-    fprintf(f, "signatures: %zu in this run, %u new\n", r->sig_count, rep->new_signatures);
+    fprintf(f, "signatures: %zu in this run, %u new (all of them: the signatures table)\n",
+            r->sig_count, rep->new_signatures);
     for (size_t i = 0; i < r->sig_count; i++) {
         const seen_signature *s = &r->sigs[i];
-        fprintf(f, "  %s signature %" PRId64 ": %s %s x%" PRIu64 "\n    replay: dmlcheck replay %"
-                PRIu64 ":%" PRIu64 " %s\n", s->is_new ? "new" : "known", s->id, verdict_name(s->verdict),
-                mismatch_kind_name(s->kind), s->count, r->o->seed, s->index, r->replay_args);
+        if (s->is_new)
+            fprintf(f, "  new signature %" PRId64 ": %s %s %s at %s, %" PRIu64 " case(s)\n    replay: "
+                    "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", s->id, verdict_name(s->verdict),
+                    mismatch_kind_name(s->kind), op_table[s->op].name, fl_name(s->feature_level),
+                    s->count, r->o->seed, s->index, r->replay_args);
     }
     fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
 }
