@@ -337,25 +337,29 @@ static run_status image_check(const backend *b, const arena_layout *l, const dml
 {
     const uint8_t *was = b->image_in;
     uint64_t out_end = l->out_offset + l->out_bytes;
+    /* Each checked range, and how to name a byte in it for a person. */
     struct {
         uint64_t begin, end;
-        const char *what;
-        uint64_t origin; /* offsets are reported relative to this */
+        const char *format; /* takes the distance from origin */
+        uint64_t origin;
     } guards[] = {
-        { 0, l->in_offset, "the parameter block", 0 },
-        { l->in_offset + l->in_bytes, l->out_offset, "the guard band before the output buffer",
-          l->out_offset },
+        { 0, l->in_offset, "byte %llu of the parameter block", 0 },
+        { l->in_offset + l->in_bytes, l->out_offset,
+          "%llu bytes before the start of the output buffer", l->out_offset },
         { out_end, l->idx_bytes ? l->idx_offset : l->image_bytes,
-          "the guard band after the output buffer", out_end },
+          "byte %llu past the end of the output buffer", out_end },
         { l->idx_offset + l->idx_bytes, l->idx_bytes ? l->image_bytes : 0,
-          "the guard band after the indices buffer", l->idx_offset + l->idx_bytes },
+          "byte %llu past the end of the indices buffer", l->idx_offset + l->idx_bytes },
     };
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++) {
         uint64_t at = first_difference(was, now, guards[g].begin, guards[g].end);
         if (at < guards[g].end) {
-            err_set(err, "out-of-bounds write: %s changed at byte %+lld from its start "
-                         "(0x%02x became 0x%02x)", guards[g].what,
-                    (long long)(at - guards[g].origin), was[at], now[at]);
+            char where[96];
+            uint64_t distance = at >= guards[g].origin ? at - guards[g].origin
+                                                       : guards[g].origin - at;
+            snprintf(where, sizeof where, guards[g].format, (unsigned long long)distance);
+            err_set(err, "out-of-bounds write: %s changed (written 0x%02x, read back 0x%02x)",
+                    where, was[at], now[at]);
             return RUN_OUT_OF_BOUNDS_WRITE;
         }
     }
