@@ -103,6 +103,10 @@ inline void store_raw(global uchar *base, ulong elem, uint bytes, ulong bits)
     }
 }
 
+#ifdef DMLCHECK_FAULT_BUILD /* test-only: proves a failed build is reported with its log */
+#error "dmlcheck test-only build failure"
+#endif
+
 /* Test-only faults (tests/opencl/test_cl_guard.c builds the program with these defines):
  * the first work-item writes one element just past the end of the output buffer, or
  * changes the input.  Without the defines this compiles to nothing. */

@@ -7,9 +7,11 @@
  * RUN_INPUT_MODIFIED.  The unfaulted program runs the same cases cleanly, so the checks do
  * not fire on correct kernels.  Every kernel is covered: a single-pass ARGMAX, a split
  * ARGMIN (its combine kernel does the final write), MAX_POOLING2 with indices, and an
- * ARGMIN over a strided axis (column blocks on CPU devices).
+ * ARGMIN over a strided axis (column blocks on CPU devices).  Last, a program that does not
+ * compile (DMLCHECK_FAULT_BUILD) must fail to open with the build log in the message.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../reference/case_builder.h"
@@ -91,6 +93,22 @@ static void expect_status(tap *t, const char *options, run_status want)
     cl_test_close(t, b);
 }
 
+/* A program that does not compile: open fails, naming the call, the code and the log. */
+static void expect_build_failure(tap *t)
+{
+    dmlc_error err = { "" };
+    cl_open_options options = { .device = getenv("DMLCHECK_TEST_DEVICE"),
+                                .build_options = "-DDMLCHECK_FAULT_BUILD" };
+    backend *b = cl_backend_open(&options, &err);
+    if (b)
+        opencl_backend.close(b);
+    tap_ok(t, !b, "a program that does not compile fails to open");
+    if (!tap_ok(t, strstr(err.msg, "clBuildProgram") && strstr(err.msg, "CL_BUILD_PROGRAM_FAILURE")
+                       && strstr(err.msg, "dmlcheck test-only build failure"),
+                "the error names the call, the code and quotes the build log"))
+        tap_diag("got: %s", err.msg);
+}
+
 int main(void)
 {
     backend *probe;
@@ -103,5 +121,6 @@ int main(void)
     expect_status(&t, NULL, RUN_OK);
     expect_status(&t, "-DDMLCHECK_FAULT_WRITE_PAST_END", RUN_OUT_OF_BOUNDS_WRITE);
     expect_status(&t, "-DDMLCHECK_FAULT_WRITE_INPUT", RUN_INPUT_MODIFIED);
+    expect_build_failure(&t);
     return tap_done(&t);
 }
