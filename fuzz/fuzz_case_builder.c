@@ -205,12 +205,12 @@ static void draw_pooling(fuzz_io *io, dml_case *c)
     UINT rank = spatial + 2;
     c->spatial_count = spatial;
     c->input.rank = c->output.rank = rank;
-    c->input.sizes[0] = draw_size(io, c->input.sizes[0], 1, 4, 64);
-    c->input.sizes[1] = draw_size(io, c->input.sizes[1], 1, 4, 64);
+    c->input.sizes[0] = draw_size(io, c->input.sizes[0], 1, 4, FUZZ_MAX_ELEMENTS);
+    c->input.sizes[1] = draw_size(io, c->input.sizes[1], 1, 4, FUZZ_MAX_ELEMENTS);
     for (UINT i = 0; i < spatial; i++) {
         /* Writing: the given case is ceil-sized where its output exceeds the floor size. */
         UINT given_out = c->output.sizes[2 + i];
-        c->input.sizes[2 + i] = draw_size(io, c->input.sizes[2 + i], 1, 16, 1024);
+        c->input.sizes[2 + i] = draw_size(io, c->input.sizes[2 + i], 1, 16, FUZZ_MAX_ELEMENTS);
         c->window[i] = draw_size(io, c->window[i], 1, 4, 64);
         c->pool_strides[i] = draw_size(io, c->pool_strides[i], 1, 4, 64);
         c->dilations[i] = draw_size(io, c->dilations[i], 1, 3, 64);

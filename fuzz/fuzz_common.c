@@ -6,6 +6,7 @@
  */
 #include "fuzz_common.h"
 
+#include <errno.h> /* program_invocation_name (_GNU_SOURCE) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,7 +175,9 @@ void fuzz_fail(const char *fmt, ...)
     fputs("fuzz: ", stderr);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fputs("\nfuzz: replay this input with: <build>/fuzz/<target> <input file>\n", stderr);
+    /* libFuzzer saves the input (crash-<sha1> under -artifact_prefix); the replay main names
+     * the file it was replaying in its TAP log. */
+    fprintf(stderr, "\nfuzz: replay the input with: %s INPUT_FILE\n", program_invocation_name);
     abort();
 }
 
