@@ -455,6 +455,7 @@ static void test_pocl(tap *t, const char *dir)
     runner_options o;
     base_options(&o, cl, db, 3000);
     o.case_timeout_ms = 60000;
+    o.open_timeout_ms = 120000;
     runner_report rep;
     dmlc_error err;
     int code = runner_run(&o, &rep, &err);
