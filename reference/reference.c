@@ -28,25 +28,50 @@ static void classify_out_of_memory(void)
     abort();
 }
 
+/* True when some 32-bit word of the fp32 input buffer is a denormal.  Scanning the whole
+ * buffer (gaps included) is conservative: it can only make us do the second run needlessly. */
+static bool input_has_fp32_denormal(const dml_case *c)
+{
+    const uint8_t *p = c->input_data;
+    uint64_t words = case_tensor_bytes(&c->input) / 4;
+    for (uint64_t i = 0; i < words; i++) {
+        uint32_t u;
+        memcpy(&u, p + i * 4, 4);
+        if ((u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0)
+            return true;
+    }
+    return false;
+}
+
+static void copy_outputs(case_outputs *dst, const case_outputs *src)
+{
+    memcpy(dst->output, src->output, src->output_bytes);
+    if (dst->indices && src->indices)
+        memcpy(dst->indices, src->indices, src->indices_bytes);
+}
+
 unsigned ref_classify(const dml_case *c, const exec_options *opt, case_outputs *out,
                       case_outputs *flushed_out)
 {
     unsigned classes = ref_run(c, opt, out);
+    /* SEMANTICS D6: only fp32 denormals are ever flushed (FLOAT16's are exact on every
+     * device), so without one in the input the flushed answer is the answer itself and the
+     * second run (half the harness's reference time on fp32 cases) is skipped. */
+    bool rerun = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32 && !opt->flush_denormals
+        && input_has_fp32_denormal(c);
+    if (!rerun && !flushed_out)
+        return classes;
     case_outputs flushed;
     if (!case_outputs_alloc(&flushed, c))
         classify_out_of_memory();
-    /* SEMANTICS D6: only fp32 denormals are ever flushed (FLOAT16's are exact on every
-     * device), so for other types the flushed answer is the answer itself. */
-    if (c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32) {
+    if (rerun) {
         exec_options flushed_opt = *opt;
         flushed_opt.flush_denormals = true;
         ref_run(c, &flushed_opt, &flushed);
         if (!compare_outputs(c, out, &flushed, NULL))
             classes |= CASE_CLASS_DENORMAL;
     } else {
-        memcpy(flushed.output, out->output, out->output_bytes);
-        if (flushed.indices && out->indices)
-            memcpy(flushed.indices, out->indices, out->indices_bytes);
+        copy_outputs(&flushed, out);
     }
     if (flushed_out)
         *flushed_out = flushed;
