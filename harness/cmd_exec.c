@@ -207,8 +207,9 @@ static int run_case(const exec_run *r, const char *file, dml_case *c)
     int rc = EXIT_AGREE;
     if (status != RUN_BACKEND_ERROR && status != RUN_UNSUPPORTED) {
         char *line = casefile_outputs_json(c, &out);
-        printf("%s\n", line ? line : "{}");
-        fflush(stdout);
+        FILE *out = r->out ? r->out : stdout;
+        fprintf(out, "%s\n", line ? line : "{}");
+        fflush(out);
         free(line);
     }
     if (status != RUN_OK) {
