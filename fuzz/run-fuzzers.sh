@@ -15,7 +15,8 @@
 #   --no-merge    leave corpus/fuzz/ alone (findings are still reported)
 #   --reseed      before fuzzing, copy every conformance case into corpus/fuzz/fuzz_case_json/
 #                 (named by SHA-1) and merge fresh generated seeds (fuzz/make_seeds) in
-#   --minimize    rebuild each corpus from scratch with -merge=1 (keeps the conformance copies)
+#   --minimize    rebuild each corpus from scratch with -merge=1: conformance copies, the
+#                 generated seeds that add features, then one input per edge found beyond them
 #   TARGET        fuzz_case_json, fuzz_validate, fuzz_reference, fuzz_differential
 #
 # Work files (the growing corpus, findings, logs) live in DIR/fuzz-work/<target>/.
@@ -81,25 +82,25 @@ copy_conformance() {
         done
 }
 
-# -merge=1 from the given dirs into corpus/fuzz/<target>/ (only inputs with new coverage).
-merge_into_corpus() {
-    local t=$1; shift
-    local dst=$src/corpus/fuzz/$t
+# An in-tree corpus is a seed base (generated seeds that bring new features, hit counts
+# included, so every operator/type/rank/distribution the coverage can tell apart keeps a
+# seed) plus one input per coverage edge the fuzzer found beyond it (-use_counters=0: hit
+# counts alone do not earn a place).  The work corpus in the build dir keeps everything.
+merge_into() { # TARGET LOG DEST [-use_counters=0] SOURCE...
+    local t=$1 log=$2 dst=$3; shift 3
     mkdir -p "$dst"
     # shellcheck disable=SC2046
-    "$build/fuzz/$t" -merge=1 $(engine_options "$t") "$dst" "$@" >"$work_root/$t/merge.log" 2>&1 ||
-        { echo "run-fuzzers.sh: merge failed for $t, see $work_root/$t/merge.log" >&2; return 1; }
+    "$build/fuzz/$t" -merge=1 $(engine_options "$t") "$@" "$dst" "${sources[@]}" >"$log" 2>&1 ||
+        { echo "run-fuzzers.sh: merging into $dst failed, see $log" >&2; exit 2; }
 }
 
 work_root=$build/fuzz-work
 findings=0
-seeds=""
-if [ $reseed = 1 ]; then
-    copy_conformance "$src/corpus/fuzz/fuzz_case_json"
-    seeds=$work_root/seeds
+seeds=$work_root/seeds
+if [ $reseed = 1 ] || [ $minimize = 1 ]; then
     rm -rf "$seeds"
     mkdir -p "$work_root"
-    "$build/fuzz/make_seeds" "$seeds"
+    "$build/fuzz/make_seeds" "$seeds" >/dev/null
 fi
 
 for t in "${targets[@]}"; do
@@ -110,20 +111,22 @@ for t in "${targets[@]}"; do
     corpus=$src/corpus/fuzz/$t
     mkdir -p "$corpus"
     if [ $minimize = 1 ]; then
-        # Start empty (fuzz_case_json: from the conformance copies) and let every other input
-        # re-earn its place by adding coverage.
+        # Rebuild from scratch: conformance copies (fuzz_case_json), the seed base, then the
+        # inputs of the old corpus and the work corpus that still reach a new edge.
         fresh=$work/minimized
         rm -rf "$fresh"
         mkdir -p "$fresh"
         if [ "$t" = fuzz_case_json ]; then copy_conformance "$fresh"; fi
-        # shellcheck disable=SC2046
-        "$bin" -merge=1 $(engine_options "$t") "$fresh" "$corpus" "$work/corpus" >"$work/merge.log" 2>&1 ||
-            { echo "run-fuzzers.sh: minimizing $t failed, see $work/merge.log" >&2; exit 2; }
+        sources=("$seeds/$t")
+        merge_into "$t" "$work/merge.log" "$fresh"
+        sources=("$corpus" "$work/corpus")
+        merge_into "$t" "$work/merge.log" "$fresh" -use_counters=0
         rm -rf "$corpus"
         mv "$fresh" "$corpus"
-    fi
-    if [ -n "$seeds" ] && [ -d "$seeds/$t" ]; then
-        merge_into_corpus "$t" "$seeds/$t"
+    elif [ $reseed = 1 ]; then
+        if [ "$t" = fuzz_case_json ]; then copy_conformance "$corpus"; fi
+        sources=("$seeds/$t")
+        merge_into "$t" "$work/merge.log" "$corpus"
     fi
 
     if [ "$seconds" = 0 ]; then
@@ -142,7 +145,8 @@ for t in "${targets[@]}"; do
     grep -E "^stat::(number_of_executed_units|average_exec_per_sec)|DONE" "$work/fuzz.log" | tail -3 | sed 's/^/   /'
 
     if [ $merge = 1 ]; then
-        merge_into_corpus "$t" "$work/corpus"
+        sources=("$work/corpus")
+        merge_into "$t" "$work/merge.log" "$corpus" -use_counters=0
         echo "   corpus/fuzz/$t: $(find "$corpus" -type f | wc -l) files, $(du -sk --apparent-size "$corpus" | cut -f1) KiB"
     fi
 
