@@ -202,6 +202,9 @@ static bool check_flags(const tensor_rule *r, const DML_BUFFER_TENSOR_DESC *b, d
 static bool check_data_type(const vctx *v, const tensor_rule *r, DML_TENSOR_DATA_TYPE type,
                             dmlc_error *err)
 {
+    for (const dtype_since *t = r->types; t->type != DT(UNKNOWN) && type != DT(UNKNOWN); t++)
+        if (t->type == type && t->since <= v->effective)
+            return true; /* the common case: no message is formatted (runs once per tensor) */
     char allowed[256];
     allowed_types_list(r->types, v->effective, allowed, sizeof allowed);
     if (type == DT(UNKNOWN))
