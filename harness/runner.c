@@ -271,14 +271,6 @@ static size_t fl_slot(DML_FEATURE_LEVEL fl)
 
 /* ---- Case rows ---------------------------------------------------------------------- */
 
-static json_t *uint_array(const UINT *v, unsigned n)
-{
-    json_t *a = json_array();
-    for (unsigned i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(v[i]));
-    return a;
-}
-
 static char *dump(json_t *j)
 {
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -286,17 +278,85 @@ static char *dump(json_t *j)
     return text;
 }
 
-static char *params_json(const dml_case *c)
+/* Per-case JSON columns (sizes, strides, params) hold only numbers, booleans and fixed key
+ * and enum names, so they are written straight into a reusable buffer: going through jansson
+ * (a tree, malloc per node, snprintf per integer) cost more than the SQLite insert itself.
+ * The text is what json_dumps(..., JSON_COMPACT) gives for the same object (insertion order,
+ * no spaces); never append a string that may need escaping here. */
+typedef struct json_text {
+    char buf[768];
+    size_t len;
+    bool overflow;
+} json_text;
+
+static void jt_raw(json_text *t, const char *s)
 {
-    if (op_is_arg_reduce(c->op))
-        return dump(json_pack("{s:o, s:s}", "axes", uint_array(c->axes, c->axis_count), "direction",
-                              c->direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING"
-                                                                             : "INCREASING"));
+    size_t n = strlen(s);
+    if (t->len + n >= sizeof t->buf) {
+        t->overflow = true;
+        return;
+    }
+    memcpy(t->buf + t->len, s, n + 1);
+    t->len += n;
+}
+
+static void jt_uint(json_text *t, uint64_t v)
+{
+    char digits[24], *p = digits + sizeof digits;
+    *--p = 0;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    jt_raw(t, p);
+}
+
+/* "[1,2,3]" */
+static void jt_uint_array(json_text *t, const UINT *v, unsigned n)
+{
+    jt_raw(t, "[");
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            jt_raw(t, ",");
+        jt_uint(t, v[i]);
+    }
+    jt_raw(t, "]");
+}
+
+/* The array as JSON text in t, or NULL when it does not fit (never for rank <= 8). */
+static const char *uint_array_text(json_text *t, const UINT *v, unsigned n)
+{
+    t->len = 0;
+    t->overflow = false;
+    t->buf[0] = 0;
+    jt_uint_array(t, v, n);
+    return t->overflow ? NULL : t->buf;
+}
+
+static const char *params_text(json_text *t, const dml_case *c)
+{
+    t->len = 0;
+    t->overflow = false;
+    t->buf[0] = 0;
+    if (op_is_arg_reduce(c->op)) {
+        jt_raw(t, "{\"axes\":");
+        jt_uint_array(t, c->axes, c->axis_count);
+        jt_raw(t, c->direction == DML_AXIS_DIRECTION_DECREASING ? ",\"direction\":\"DECREASING\"}"
+                                                                : ",\"direction\":\"INCREASING\"}");
+        return t->overflow ? NULL : t->buf;
+    }
     unsigned n = c->spatial_count;
-    return dump(json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "window", uint_array(c->window, n),
-                          "strides", uint_array(c->pool_strides, n), "dilations",
-                          uint_array(c->dilations, n), "start_padding", uint_array(c->start_padding, n),
-                          "end_padding", uint_array(c->end_padding, n), "indices", c->indices.present));
+    jt_raw(t, "{\"window\":");
+    jt_uint_array(t, c->window, n);
+    jt_raw(t, ",\"strides\":");
+    jt_uint_array(t, c->pool_strides, n);
+    jt_raw(t, ",\"dilations\":");
+    jt_uint_array(t, c->dilations, n);
+    jt_raw(t, ",\"start_padding\":");
+    jt_uint_array(t, c->start_padding, n);
+    jt_raw(t, ",\"end_padding\":");
+    jt_uint_array(t, c->end_padding, n);
+    jt_raw(t, c->indices.present ? ",\"indices\":true}" : ",\"indices\":false}");
+    return t->overflow ? NULL : t->buf;
 }
 
 /* 'one' | 'several' | 'all', with '_shuffled' when the Axes array is not ascending. */
@@ -545,10 +605,12 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
 {
     const dml_case *c = &sc->c;
     char classes[64];
-    char *in_sizes = dump(uint_array(c->input.sizes, c->input.rank));
-    char *in_strides = c->input.has_strides ? dump(uint_array(c->input.strides, c->input.rank)) : NULL;
-    char *out_sizes = dump(uint_array(c->output.sizes, c->output.rank));
-    char *params = params_json(c);
+    json_text in_sizes_text, in_strides_text, out_sizes_text, params_buf;
+    const char *in_sizes = uint_array_text(&in_sizes_text, c->input.sizes, c->input.rank);
+    const char *in_strides = c->input.has_strides
+        ? uint_array_text(&in_strides_text, c->input.strides, c->input.rank) : NULL;
+    const char *out_sizes = uint_array_text(&out_sizes_text, c->output.sizes, c->output.rank);
+    const char *params = params_text(&params_buf, c);
     char *first = first_mismatch_json(c, j);
     store_case_row row = {
         .run_id = r->rep->run_id, .case_index = index, .op = op_table[c->op].name,
@@ -562,14 +624,10 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
         .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
     };
-    bool ok = in_sizes && out_sizes && params ? store_case(r->db, &row, err)
-                                              : err_set(err, "out of memory formatting a case row");
+    bool ok = in_sizes && out_sizes && params && (in_strides || !c->input.has_strides)
+        ? store_case(r->db, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");
     if (ok && (j->verdict == VERDICT_FAIL || j->verdict == VERDICT_UNSPECIFIED))
         ok = record_signature(r, sc, index, j, first, detail, err);
-    free(in_sizes);
-    free(in_strides);
-    free(out_sizes);
-    free(params);
     free(first);
     r->rep->cases++;
     r->rep->by_verdict[j->verdict]++;
