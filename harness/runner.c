@@ -25,6 +25,7 @@
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
+#include "recorder.h"
 #include "reference.h"
 #include "replay.h"
 #include "casefile.h"
@@ -448,6 +449,7 @@ typedef struct runner {
     const runner_options *o;
     runner_report *rep;
     store *db;
+    recorder *rec;          /* case rows and commits go through its writer thread */
     worker *w;
     worker_config wcfg;
     backend_info info;
@@ -625,9 +627,10 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
     };
     bool ok = in_sizes && out_sizes && params && (in_strides || !c->input.has_strides)
-        ? store_case(r->db, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");
+        ? recorder_case(r->rec, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");
+    /* Signatures need their row id now: the writer is drained, then the store is ours. */
     if (ok && (j->verdict == VERDICT_FAIL || j->verdict == VERDICT_UNSPECIFIED))
-        ok = record_signature(r, sc, index, j, first, detail, err);
+        ok = recorder_drain(r->rec, err) && record_signature(r, sc, index, j, first, detail, err);
     free(first);
     r->rep->cases++;
     r->rep->by_verdict[j->verdict]++;
@@ -652,9 +655,8 @@ static bool commit_if_due(runner *r, bool force, dmlc_error *err)
     double now = now_s();
     if (!force && r->uncommitted < r->o->commit_cases && now - r->last_commit < COMMIT_INTERVAL_S)
         return true;
-    if (!store_run_progress(r->db, r->rep->run_id, r->rep->cases, r->rep->by_verdict[VERDICT_FAIL],
-                            now - r->start, err)
-        || !store_batch_commit(r->db, err) || !store_batch_begin(r->db, err))
+    if (!recorder_commit(r->rec, r->rep->run_id, r->rep->cases, r->rep->by_verdict[VERDICT_FAIL],
+                         now - r->start, err))
         return false;
     r->uncommitted = 0;
     r->last_commit = now;
@@ -882,10 +884,11 @@ static void print_summary(runner *r)
     FILE *f = r->o->out;
     runner_report *rep = r->rep;
     clear_progress(r);
-    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s, SQLite %.1f%% of wall time)%s\n", rep->cases,
-            rep->seconds, rep->seconds > 0 ? (double)rep->cases / rep->seconds : 0,
-            rep->seconds > 0 ? 100 * rep->store_seconds / rep->seconds : 0,
-            rep->interrupted ? ", interrupted" : "");
+    double wall = rep->seconds > 0 ? rep->seconds : 1;
+    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s; SQLite busy %.1f%% of wall time on "
+            "its writer thread, the run waited for it %.1f%%)%s\n", rep->cases, rep->seconds,
+            (double)rep->cases / wall, 100 * rep->store_seconds / wall,
+            100 * rep->store_wait_seconds / wall, rep->interrupted ? ", interrupted" : "");
     if (rep->cases)
         fprintf(f, "cpu: dmlcheck %.1f us/case, worker %.1f us/case (backend included)\n",
                 1e6 * rep->parent_cpu_s / (double)rep->cases, 1e6 * rep->worker_cpu_s / (double)rep->cases);
@@ -976,11 +979,16 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     if (r.w && begin_run(&r, err)) {
         r.rules = (judge_rules){ .strict = o->strict, .device_flushes = r.info.flushes_denormals };
         r.start = r.last_commit = now_s();
-        bool ok = store_batch_begin(r.db, err) && run_loop(&r, err);
-        report->seconds = now_s() - r.start;
+        bool ok = store_batch_begin(r.db, err) && (r.rec = recorder_start(r.db, err)) != NULL
+            && run_loop(&r, err);
         /* Even after an error, keep what was checked: commit the open batch. */
         dmlc_error commit_err;
-        bool committed = commit_if_due(&r, true, &commit_err) && store_batch_commit(r.db, &commit_err);
+        bool committed = r.rec && commit_if_due(&r, true, &commit_err)
+            && recorder_drain(r.rec, &commit_err) && store_batch_commit(r.db, &commit_err);
+        report->seconds = now_s() - r.start;
+        report->store_wait_seconds = recorder_wait_seconds(r.rec);
+        recorder_stop(r.rec); /* from here on the store is used on this thread only */
+        r.rec = NULL;
         if (ok && !committed) {
             *err = commit_err;
             ok = false;

@@ -58,7 +58,8 @@ typedef struct runner_report {
     uint64_t by_verdict[5];                 /* classify.h verdict order */
     unsigned signatures, new_signatures;    /* distinct signatures seen in this run */
     double seconds;                         /* wall time of the case loop */
-    double store_seconds;                   /* of which inside SQLite */
+    double store_seconds;                   /* inside SQLite, on the writer thread (overlaps) */
+    double store_wait_seconds;              /* of the wall time, waiting for the writer */
     double parent_cpu_s, worker_cpu_s;      /* CPU time of this process and of the workers */
     bool interrupted;
 } runner_report;

@@ -100,9 +100,11 @@ static bool bench_run(const char *db, const char *backend, uint64_t cases)
         return !strstr(err.msg, "platform") ? false : true;
     }
     printf("%s: %" PRIu64 " cases in %.2f s wall = %.0f cases/s; CPU per case: dmlcheck %.1f us, "
-           "worker %.1f us; SQLite %.1f%% of wall; %" PRIu64 " judged mismatches\n", backend, rep.cases,
+           "worker %.1f us; SQLite busy %.1f%% of wall (writer thread), run waited for it %.1f%%; "
+           "%" PRIu64 " judged mismatches\n", backend, rep.cases,
            rep.seconds, (double)rep.cases / rep.seconds, 1e6 * rep.parent_cpu_s / (double)rep.cases,
            1e6 * rep.worker_cpu_s / (double)rep.cases, 100 * rep.store_seconds / rep.seconds,
+           100 * rep.store_wait_seconds / rep.seconds,
            rep.by_verdict[1]);
     return code == 0;
 }
