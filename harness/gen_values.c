@@ -270,15 +270,53 @@ static bool has_broadcast(const tensor_view *v)
     return false;
 }
 
+/* One row of the innermost dimension, with the element size fixed so the store inlines. */
+#define FILL_ROW(T)                                                                           \
+    for (uint64_t i = 0; i < n; i++) {                                                        \
+        T value = (T)sample(p, vs);                                                            \
+        memcpy(buf + (offset + i * stride) * sizeof(T), &value, sizeof(T));                   \
+    }
+
+static void fill_row(prng *p, const value_source *vs, uint8_t *buf, uint64_t offset, uint64_t n,
+                     uint64_t stride)
+{
+    switch (vs->esize) {
+    case 1: FILL_ROW(uint8_t) break;
+    case 2: FILL_ROW(uint16_t) break;
+    case 4: FILL_ROW(uint32_t) break;
+    default: FILL_ROW(uint64_t) break;
+    }
+}
+
+/* Logical elements in row-major order, one PRNG draw sequence whatever the loop shape: rows
+ * of the innermost dimension at a time when no address is shared, element by element (the
+ * first logical element at each address writes it) under broadcast. */
 static void fill_body(prng *p, const value_source *vs, const tensor_view *v, uint8_t *buf)
 {
     uint32_t coords[DML_MAX_RANK] = { 0 };
     uint64_t offset = 0;
-    bool broadcast = has_broadcast(v);
-    for (uint64_t i = 0; i < v->elements; i++) {
-        if (!broadcast || first_at_address(v, coords))
-            store(vs, buf, offset, sample(p, vs));
-        step_coords(v, coords, &offset);
+    if (has_broadcast(v) || v->rank == 0) {
+        for (uint64_t i = 0; i < v->elements; i++) {
+            if (first_at_address(v, coords))
+                store(vs, buf, offset, sample(p, vs));
+            step_coords(v, coords, &offset);
+        }
+        return;
+    }
+    /* The row: the innermost dimension of size > 1, grown outwards while the next dimension
+     * continues it in memory (stride == row stride * row length) or has size 1. */
+    unsigned k = v->rank - 1;
+    while (k > 0 && v->sizes[k] == 1)
+        k--;
+    uint64_t n = v->sizes[k], stride = v->strides[k];
+    while (k > 0 && (v->sizes[k - 1] == 1 || v->strides[k - 1] == stride * n))
+        n *= v->sizes[--k];
+    tensor_view rows = *v; /* the outer dimensions, stepped once per row */
+    for (unsigned d = k; d < v->rank; d++)
+        rows.sizes[d] = 1;
+    for (uint64_t done = 0; done < v->elements; done += n) {
+        fill_row(p, vs, buf, offset, n, stride);
+        step_coords(&rows, coords, &offset);
     }
 }
 

@@ -22,21 +22,7 @@ void prng_seed2(prng *p, uint64_t seed, uint64_t stream)
     prng_seed(p, mixed);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t prng_next(prng *p)
-{
-    uint64_t *s = p->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
+/* prng_next is inline in prng.h. */
 
 uint64_t prng_below(prng *p, uint64_t n)
 {
