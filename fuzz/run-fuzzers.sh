@@ -19,7 +19,8 @@
 #                 generated seeds that add features, then one input per edge found beyond them
 #   TARGET        fuzz_case_json, fuzz_validate, fuzz_reference, fuzz_differential
 #
-# Work files (the growing corpus, findings, logs) live in DIR/fuzz-work/<target>/.
+# Work files (the growing corpus, findings, logs) live in DIR/fuzz-work/<target>/; a finding
+# is listed by every run until its file is removed from DIR/fuzz-work/<target>/findings/.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -142,7 +143,9 @@ for t in "${targets[@]}"; do
     fi
     # shellcheck disable=SC2046
     "$bin" "$@" "$work/corpus" "$corpus" $(extra_corpora "$t") >"$work/fuzz.log" 2>&1 || true
-    grep -E "^stat::(number_of_executed_units|average_exec_per_sec)|DONE" "$work/fuzz.log" | tail -3 | sed 's/^/   /'
+    # One process prints DONE and stat:: lines; -fork prints progress lines with exec/s.
+    { grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/fuzz.log" ||
+        grep -E "exec/s" "$work/fuzz.log" | tail -1; } | sed 's/^/   /'
 
     if [ $merge = 1 ]; then
         sources=("$work/corpus")
