@@ -28,9 +28,8 @@ typedef struct pool_axis {
     uint64_t in_stride;  /* bytes */
     uint64_t out_size;
     uint64_t dilation;
-    int64_t *first;      /* input coordinate of tap 0 of each output position (may be < 0) */
-    uint64_t *tap_begin; /* taps [tap_begin, tap_end) lie inside the input */
-    uint64_t *tap_end;
+    uint64_t *start;     /* input coordinate of the first in-input tap of each output position */
+    uint64_t *taps;      /* how many taps of each output position lie inside the input */
 } pool_axis;
 
 static void *pool_alloc(uint64_t bytes)
@@ -55,9 +54,8 @@ static void pool_axis_init(pool_axis *a, uint64_t in_size, uint64_t in_stride, u
     a->in_stride = in_stride;
     a->out_size = out_size;
     a->dilation = dilation;
-    a->first = pool_alloc(out_size * sizeof *a->first);
-    a->tap_begin = pool_alloc(out_size * sizeof *a->tap_begin);
-    a->tap_end = pool_alloc(out_size * sizeof *a->tap_end);
+    a->start = pool_alloc(out_size * sizeof *a->start);
+    a->taps = pool_alloc(out_size * sizeof *a->taps);
     for (uint64_t o = 0; o < out_size; o++) {
         int64_t first = (int64_t)(o * stride) - (int64_t)start_padding;
         uint64_t begin = first < 0 ? ((uint64_t)-first + dilation - 1) / dilation : 0;
@@ -66,17 +64,15 @@ static void pool_axis_init(pool_axis *a, uint64_t in_size, uint64_t in_stride, u
             end = window;
         if (begin > end)
             begin = end;
-        a->first[o] = first;
-        a->tap_begin[o] = begin;
-        a->tap_end[o] = end;
+        a->taps[o] = end - begin;
+        a->start[o] = begin < end ? (uint64_t)(first + (int64_t)(begin * dilation)) : 0;
     }
 }
 
 static void pool_axis_free(pool_axis *a)
 {
-    free(a->first);
-    free(a->tap_begin);
-    free(a->tap_end);
+    free(a->start);
+    free(a->taps);
 }
 
 /* The winner of one window over a key plane of sizes {D,H,W}: its position in the plane
@@ -92,40 +88,31 @@ static pool_pick pool_window(const int64_t *keys, const pool_axis ax[POOL_AXES],
                              const uint64_t o[POOL_AXES], int64_t nan_key)
 {
     const pool_axis *ad = &ax[0], *ah = &ax[1], *aw = &ax[2];
-    const uint64_t d_begin = ad->tap_begin[o[0]], d_end = ad->tap_end[o[0]];
-    const uint64_t h_begin = ah->tap_begin[o[1]], h_end = ah->tap_end[o[1]];
-    const uint64_t w_begin = aw->tap_begin[o[2]], w_end = aw->tap_end[o[2]];
-    if (d_begin == d_end || h_begin == h_end || w_begin == w_end)
+    const uint64_t d_taps = ad->taps[o[0]], h_taps = ah->taps[o[1]], w_taps = aw->taps[o[2]];
+    if (!d_taps || !h_taps || !w_taps)
         return (pool_pick){ false, false, 0, 0 };
+    const uint64_t d0 = ad->start[o[0]], h0 = ah->start[o[1]], w0 = aw->start[o[2]];
     const uint64_t height = ah->in_size, width = aw->in_size;
-    const uint64_t w_first = (uint64_t)(aw->first[o[2]] + (int64_t)(w_begin * aw->dilation));
-    const uint64_t w_step = aw->dilation, w_offset_step = aw->dilation * aw->in_stride;
-    const uint64_t w_taps = w_end - w_begin;
-    /* Start from "no candidate" and let the first tap win through order_beats; after it,
-     * taps come in increasing position (row-major scan), so order_beats reduces to "strictly
-     * larger key" (SEMANTICS D3: the smallest flat input index wins among equal maxima).
-     * Winners are selected with conditional moves: random data makes them unpredictable. */
-    int64_t best_key = ORDER_KEY_NONE;
-    uint64_t best_position = ORDER_TIE_NONE, best_offset = 0;
-    bool saw_nan = false, first = true;
-    for (uint64_t td = d_begin; td < d_end; td++) {
-        uint64_t d = (uint64_t)(ad->first[o[0]] + (int64_t)(td * ad->dilation));
-        for (uint64_t th = h_begin; th < h_end; th++) {
-            uint64_t h = (uint64_t)(ah->first[o[1]] + (int64_t)(th * ah->dilation));
-            uint64_t position = (d * height + h) * width + w_first;
-            uint64_t offset = d * ad->in_stride + h * ah->in_stride + w_first * aw->in_stride;
-            uint64_t t = 0;
-            if (first) {
-                best_key = keys[position];
-                saw_nan |= best_key == nan_key;
-                best_position = position;
-                best_offset = offset;
-                first = false;
-                t = 1;
-                position += w_step;
-                offset += w_offset_step;
-            }
-            for (; t < w_taps; t++, position += w_step, offset += w_offset_step) {
+    /* Steps between consecutive taps along each axis, in plane positions and input bytes:
+     * rows and planes advance by additions only. */
+    const uint64_t d_step = ad->dilation * height * width, d_bytes = ad->dilation * ad->in_stride;
+    const uint64_t h_step = ah->dilation * width, h_bytes = ah->dilation * ah->in_stride;
+    const uint64_t w_step = aw->dilation, w_bytes = aw->dilation * aw->in_stride;
+    uint64_t plane_position = (d0 * height + h0) * width + w0;
+    uint64_t plane_offset = d0 * ad->in_stride + h0 * ah->in_stride + w0 * aw->in_stride;
+    /* The first tap is the first candidate; the taps then come in increasing position
+     * (row-major scan), so order_beats reduces to "strictly larger key" (SEMANTICS D3: the
+     * smallest flat input index wins among equal maxima) and the first tap, seen again,
+     * changes nothing.  Winners are selected with conditional moves: random data makes them
+     * unpredictable. */
+    int64_t best_key = keys[plane_position];
+    uint64_t best_position = plane_position, best_offset = plane_offset;
+    bool saw_nan = false;
+    for (uint64_t td = 0; td < d_taps; td++, plane_position += d_step, plane_offset += d_bytes) {
+        uint64_t row_position = plane_position, row_offset = plane_offset;
+        for (uint64_t th = 0; th < h_taps; th++, row_position += h_step, row_offset += h_bytes) {
+            uint64_t position = row_position, offset = row_offset;
+            for (uint64_t tw = 0; tw < w_taps; tw++, position += w_step, offset += w_bytes) {
                 int64_t key = keys[position];
                 saw_nan |= key == nan_key;
                 bool larger = key > best_key;
