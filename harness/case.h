@@ -57,7 +57,9 @@ typedef struct dml_case {
     } dml;
     DML_OPERATOR_DESC op_desc;
 
-    /* Input buffer: input.total_bytes bytes laid out by input strides. */
+    /* Input buffer: TotalTensorSizeInBytes bytes laid out by input strides.  Every byte is
+     * initialised, gaps between logical elements included (their value is the creator's
+     * choice: the generator puts would-be winners there), so whole-buffer scans are defined. */
     uint8_t *input_data;
 
     /* Expected outputs from a case file: raw bits per logical element, row-major. */

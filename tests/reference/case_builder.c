@@ -108,7 +108,7 @@ void cb_alloc_input(dml_case *c)
     case_link(c);
     UINT64 bytes = case_tensor_bytes(&c->input);
     free(c->input_data);
-    c->input_data = malloc(bytes ? bytes : 1);
+    c->input_data = calloc(bytes ? bytes : 1, 1); /* case.h: every byte initialised */
     if (!c->input_data) {
         fprintf(stderr, "case_builder: out of memory (%llu bytes)\n", (unsigned long long)bytes);
         abort();

@@ -1,7 +1,8 @@
 /*
- * naive.c: the spec read literally (see naive.h).  Values are compared as long double, which
- * holds every value of every supported type exactly (x86 long double has a 64-bit
- * significand), with NaN handled by the words of SEMANTICS D4.  No keys, no orders, no
+ * naive.c: the spec read literally (see naive.h).  Floats are compared as double (exact for
+ * FLOAT16 and FLOAT32), integers as int64 or uint64, with NaN handled by the words of
+ * SEMANTICS D4.  (long double was exact on x86 but not under valgrind, which computes it in
+ * double precision and so tied INT64_MAX with INT64_MAX-1.)  No keys, no orders, no
  * memory-order walks: shares nothing with reference/ but the harness's bit and half helpers.
  */
 #include "naive.h"
@@ -14,9 +15,14 @@
 #include "dtype.h"
 #include "half.h"
 
+typedef enum naive_kind { NAIVE_FLOAT, NAIVE_SIGNED, NAIVE_UNSIGNED } naive_kind;
+
 typedef struct naive_value {
+    naive_kind kind; /* the same for every value of one case */
     bool is_nan;
-    long double v;
+    double f;
+    int64_t i;
+    uint64_t u;
 } naive_value;
 
 static uint64_t count_of(unsigned rank, const UINT *sizes)
@@ -63,22 +69,32 @@ static uint64_t maybe_flushed(const dml_case *c, const exec_options *opt, uint64
 
 static naive_value value_of(DML_TENSOR_DATA_TYPE t, uint64_t bits)
 {
-    naive_value r = { false, 0 };
+    naive_value r = { NAIVE_FLOAT, false, 0, 0, 0 };
     switch (t) {
-    case DML_TENSOR_DATA_TYPE_FLOAT32: r.v = float_from_bits((uint32_t)bits); break;
-    case DML_TENSOR_DATA_TYPE_FLOAT16: r.v = half_to_float((uint16_t)bits); break;
-    case DML_TENSOR_DATA_TYPE_UINT64: r.v = (long double)bits; break;
-    case DML_TENSOR_DATA_TYPE_UINT32: r.v = (uint32_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_UINT16: r.v = (uint16_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_UINT8: r.v = (uint8_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_INT64: r.v = (long double)(int64_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_INT32: r.v = (int32_t)(uint32_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_INT16: r.v = (int16_t)(uint16_t)bits; break;
-    case DML_TENSOR_DATA_TYPE_INT8: r.v = (int8_t)(uint8_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_FLOAT32: r.f = float_from_bits((uint32_t)bits); break;
+    case DML_TENSOR_DATA_TYPE_FLOAT16: r.f = half_to_float((uint16_t)bits); break;
+    case DML_TENSOR_DATA_TYPE_UINT64: r.kind = NAIVE_UNSIGNED; r.u = bits; break;
+    case DML_TENSOR_DATA_TYPE_UINT32: r.kind = NAIVE_UNSIGNED; r.u = (uint32_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_UINT16: r.kind = NAIVE_UNSIGNED; r.u = (uint16_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_UINT8: r.kind = NAIVE_UNSIGNED; r.u = (uint8_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_INT64: r.kind = NAIVE_SIGNED; r.i = (int64_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_INT32: r.kind = NAIVE_SIGNED; r.i = (int32_t)(uint32_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_INT16: r.kind = NAIVE_SIGNED; r.i = (int16_t)(uint16_t)bits; break;
+    case DML_TENSOR_DATA_TYPE_INT8: r.kind = NAIVE_SIGNED; r.i = (int8_t)(uint8_t)bits; break;
     default: break;
     }
-    r.is_nan = isnan(r.v);
+    r.is_nan = r.kind == NAIVE_FLOAT && isnan(r.f);
     return r;
+}
+
+/* -1, 0 or 1 as a is below, equal to or above b; both numbers of the same kind. */
+static int compare_numbers(naive_value a, naive_value b)
+{
+    switch (a.kind) {
+    case NAIVE_SIGNED: return (a.i > b.i) - (a.i < b.i);
+    case NAIVE_UNSIGNED: return (a.u > b.u) - (a.u < b.u);
+    default: return (a.f > b.f) - (a.f < b.f); /* +0 == -0 */
+    }
 }
 
 /* Is `a` more extreme than `b`?  want_max: ARGMAX and pooling.  NaN per SEMANTICS D4:
@@ -92,7 +108,7 @@ static bool more_extreme(naive_value a, naive_value b, bool want_max, nan_policy
         return policy == NAN_POLICY_PROPAGATE;
     if (b.is_nan)
         return policy == NAN_POLICY_IGNORE;
-    return want_max ? a.v > b.v : a.v < b.v;
+    return want_max ? compare_numbers(a, b) > 0 : compare_numbers(a, b) < 0;
 }
 
 /* Equal for the tie rule: two NaNs, or two equal numbers (+0 == -0). */
@@ -100,7 +116,7 @@ static bool same_rank(naive_value a, naive_value b)
 {
     if (a.is_nan || b.is_nan)
         return a.is_nan && b.is_nan;
-    return a.v == b.v;
+    return compare_numbers(a, b) == 0;
 }
 
 /* ARGMIN/ARGMAX: for each output element, every input element whose non-reduced
@@ -120,7 +136,7 @@ static unsigned naive_arg(const dml_case *c, const exec_options *opt, uint64_t *
         uint64_t oc[DML_MAX_RANK], ic[DML_MAX_RANK];
         coords_of(c->output.rank, c->output.sizes, o, oc);
         bool have = false;
-        naive_value best = { false, 0 };
+        naive_value best = { 0 };
         uint64_t best_index = 0;
         for (uint64_t i = 0; i < in_n; i++) {
             coords_of(c->input.rank, c->input.sizes, i, ic);
@@ -162,7 +178,7 @@ static unsigned naive_pool(const dml_case *c, const exec_options *opt, uint64_t 
         uint64_t oc[DML_MAX_RANK], tap[DML_MAX_SPATIAL], ic[DML_MAX_RANK];
         coords_of(rank, c->output.sizes, o, oc);
         bool have = false;
-        naive_value best = { false, 0 };
+        naive_value best = { 0 };
         uint64_t best_bits = 0, best_flat = 0;
         for (uint64_t t = 0; t < window_n; t++) {
             coords_of(spatial, c->window, t, tap);

@@ -267,10 +267,10 @@ static bool random_layout(prng *p, unsigned rank, const UINT *sizes, UINT *strid
 static void random_values(prng *p, dml_case *c)
 {
     uint64_t picks[4];
-    value_pool_pick(c->input.type, p, 1 + (unsigned)prng_below(p, 4), picks);
-    unsigned k = 1 + (unsigned)prng_below(p, 4);
+    unsigned distinct = 1 + (unsigned)prng_below(p, 4);
+    value_pool_pick(c->input.type, p, distinct, picks);
     for (uint64_t i = 0; i < case_tensor_elements(&c->input); i++)
-        cb_set_input(c, i, picks[prng_below(p, k) % 4]);
+        cb_set_input(c, i, picks[prng_below(p, distinct)]);
 }
 
 static exec_options random_options(prng *p)
