@@ -51,6 +51,20 @@ bool case_copy(dml_case *dst, const dml_case *src)
     return ok;
 }
 
+void case_tensor_set(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank, const UINT *sizes,
+                     const UINT *strides)
+{
+    memset(t, 0, sizeof *t);
+    t->present = true;
+    t->type = type;
+    t->rank = rank;
+    memcpy(t->sizes, sizes, rank * sizeof *sizes);
+    if (strides) {
+        t->has_strides = true;
+        memcpy(t->strides, strides, rank * sizeof *strides);
+    }
+}
+
 UINT64 case_tensor_bytes(const case_tensor *t)
 {
     if (t->has_total_bytes)

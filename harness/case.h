@@ -79,6 +79,10 @@ bool case_copy(dml_case *dst, const dml_case *src);
 /* Rebuilds every DML pointer from the plain fields (TotalTensorSizeInBytes is the computed
  * size where has_total_bytes is false). */
 void case_link(dml_case *c);
+/* Makes t a present tensor of the given type and sizes; strides NULL means packed.  Every other
+ * field (TotalTensorSizeInBytes, alignment, flags) is left at its default. */
+void case_tensor_set(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank, const UINT *sizes,
+                     const UINT *strides);
 /* TotalTensorSizeInBytes of a tensor as the descriptor states it. */
 UINT64 case_tensor_bytes(const case_tensor *t);
 uint64_t case_tensor_elements(const case_tensor *t);

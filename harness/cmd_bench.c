@@ -55,20 +55,6 @@ static void *bench_alloc(size_t bytes)
     return p;
 }
 
-static void tensor_init(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank,
-                        const UINT *sizes, const UINT *strides)
-{
-    memset(t, 0, sizeof *t);
-    t->present = true;
-    t->type = type;
-    t->rank = rank;
-    memcpy(t->sizes, sizes, rank * sizeof *sizes);
-    if (strides) {
-        t->has_strides = true;
-        memcpy(t->strides, strides, rank * sizeof *strides);
-    }
-}
-
 /* Uniform float32 bits in [-1, 1): ties are rare, as in real data. */
 static void fill_f32(dml_case *c, prng *p)
 {
@@ -95,10 +81,10 @@ static void arg_case(dml_case *c, DML_TENSOR_DATA_TYPE type, const UINT sizes[2]
 {
     case_init(c);
     c->op = OP_ARGMAX;
-    tensor_init(&c->input, type, 2, sizes, strides);
+    case_tensor_set(&c->input, type, 2, sizes, strides);
     UINT out_sizes[2] = { sizes[0], sizes[1] };
     out_sizes[axis] = 1;
-    tensor_init(&c->output, DML_TENSOR_DATA_TYPE_UINT32, 2, out_sizes, NULL);
+    case_tensor_set(&c->output, DML_TENSOR_DATA_TYPE_UINT32, 2, out_sizes, NULL);
     c->axis_count = 1;
     c->axes[0] = axis;
     c->direction = DML_AXIS_DIRECTION_INCREASING;
@@ -140,9 +126,9 @@ static void build_pool_3x3s2p1(dml_case *c, prng *p)
     const UINT in[4] = { 8, 64, 112, 112 }, out[4] = { 8, 64, 56, 56 };
     case_init(c);
     c->op = OP_MAX_POOLING2;
-    tensor_init(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, in, NULL);
-    tensor_init(&c->output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, out, NULL);
-    tensor_init(&c->indices, DML_TENSOR_DATA_TYPE_UINT32, 4, out, NULL);
+    case_tensor_set(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, in, NULL);
+    case_tensor_set(&c->output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, out, NULL);
+    case_tensor_set(&c->indices, DML_TENSOR_DATA_TYPE_UINT32, 4, out, NULL);
     c->spatial_count = 2;
     for (unsigned s = 0; s < 2; s++) {
         c->window[s] = 3;

@@ -12,20 +12,6 @@
 #include "error.h"
 #include "validate.h"
 
-static void tensor_set(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank,
-                       const UINT *sizes, const UINT *strides)
-{
-    memset(t, 0, sizeof *t);
-    t->present = true;
-    t->type = type;
-    t->rank = rank;
-    memcpy(t->sizes, sizes, rank * sizeof *sizes);
-    if (strides) {
-        t->has_strides = true;
-        memcpy(t->strides, strides, rank * sizeof *strides);
-    }
-}
-
 void cb_packed_strides(unsigned rank, const UINT *sizes, UINT *strides)
 {
     UINT s = 1;
@@ -41,12 +27,12 @@ void cb_arg_case(dml_case *c, op_id op, DML_TENSOR_DATA_TYPE in_type, unsigned r
 {
     case_init(c);
     c->op = op;
-    tensor_set(&c->input, in_type, rank, sizes, input_strides);
+    case_tensor_set(&c->input, in_type, rank, sizes, input_strides);
     UINT out_sizes[DML_MAX_RANK];
     memcpy(out_sizes, sizes, rank * sizeof *sizes);
     for (unsigned a = 0; a < axis_count; a++)
         out_sizes[axes[a]] = 1;
-    tensor_set(&c->output, out_type, rank, out_sizes, NULL);
+    case_tensor_set(&c->output, out_type, rank, out_sizes, NULL);
     c->axis_count = axis_count;
     memcpy(c->axes, axes, axis_count * sizeof *axes);
     c->direction = direction;
@@ -75,7 +61,7 @@ void cb_pool_case(dml_case *c, DML_TENSOR_DATA_TYPE type, unsigned rank, const U
 {
     case_init(c);
     c->op = OP_MAX_POOLING2;
-    tensor_set(&c->input, type, rank, sizes, input_strides);
+    case_tensor_set(&c->input, type, rank, sizes, input_strides);
     UINT osizes[DML_MAX_RANK] = { sizes[0], sizes[1] };
     c->spatial_count = rank - 2;
     for (unsigned s = 0; s < c->spatial_count; s++) {
@@ -86,9 +72,9 @@ void cb_pool_case(dml_case *c, DML_TENSOR_DATA_TYPE type, unsigned rank, const U
         c->end_padding[s] = axes[s].end_padding;
         c->dilations[s] = axes[s].dilation;
     }
-    tensor_set(&c->output, type, rank, osizes, NULL);
+    case_tensor_set(&c->output, type, rank, osizes, NULL);
     if (index_type != DML_TENSOR_DATA_TYPE_UNKNOWN)
-        tensor_set(&c->indices, index_type, rank, osizes, NULL);
+        case_tensor_set(&c->indices, index_type, rank, osizes, NULL);
     case_link(c);
 }
 
