@@ -4,7 +4,6 @@
  * the reference's, so `dmlcheck exec case.json` checks any backend against it.  No backend
  * runs here.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,44 +21,19 @@ static void usage(FILE *f)
         "usage: dmlcheck export SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
         "                       [--max-elements N] [--nan-policy ignore|propagate] > case.json\n\n"
         "Writes case SEED:INDEX as a case file with the reference's expected outputs.\n"
-        "--backend, --device and --strict are accepted (so a replay command's options can be\n"
-        "reused) and ignored.\n");
+        "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
+        "options can be reused) and ignored.\n");
 }
 
 int cmd_export(int argc, char **argv)
 {
-    static const struct option options[] = {
-        { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
-        { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
-        { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
-        { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
-        { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
-    };
     runner_options o;
     runner_options_default(&o);
-    dmlc_error err;
-    int index, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", options, &index)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c != 0) {
-            usage(stderr);
-            return 2;
-        }
-        if (!runner_parse_common(&o, options[index].name, optarg, &err)) {
-            fprintf(stderr, "dmlcheck export: %s\n", err.msg);
-            return 2;
-        }
-    }
     uint64_t case_index;
-    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &o.seed, &case_index)) {
-        fprintf(stderr, "dmlcheck export: give one case id SEED:INDEX\n");
-        usage(stderr);
-        return 2;
-    }
+    int parsed = runner_parse_case_command("export", argc, argv, usage, &o, &case_index);
+    if (parsed >= 0)
+        return parsed;
+    dmlc_error err;
     worker_config cfg = { .seed = o.seed, .gen = o.gen, .exec = { .nan = o.nan } };
     dml_case k;
     gen_info info;

@@ -7,7 +7,6 @@
  * for MAX_POOLING2 the window.  Exit 0 when the case passes (or differs only in an
  * unjudged class), 1 on a judged mismatch, 2 on usage or setup errors.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,44 +175,14 @@ static void print_outputs(const char *who, const dml_case *c, const case_outputs
 
 int cmd_replay(int argc, char **argv)
 {
-    static const struct option options[] = {
-        { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
-        { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
-        { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
-        { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
-        { "case-timeout", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' },
-        { 0, 0, 0, 0 },
-    };
     runner_options o;
     runner_options_default(&o);
     o.backend = backend_find("opencl") ? backend_find("opencl") : backend_registry[0];
-    dmlc_error err;
-    int index, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", options, &index)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'T') {
-            o.case_timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
-            continue;
-        }
-        if (c != 0) {
-            usage(stderr);
-            return 2;
-        }
-        if (!runner_parse_common(&o, options[index].name, optarg, &err)) {
-            fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-            return 2;
-        }
-    }
     uint64_t case_index;
-    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &o.seed, &case_index)) {
-        fprintf(stderr, "dmlcheck replay: give one case id SEED:INDEX\n");
-        usage(stderr);
-        return 2;
-    }
+    int parsed = runner_parse_case_command("replay", argc, argv, usage, &o, &case_index);
+    if (parsed >= 0)
+        return parsed;
+    dmlc_error err;
     worker_config cfg = { .backend = o.backend, .device = o.device, .seed = o.seed, .gen = o.gen,
                           .exec = { .nan = o.nan }, .open_timeout_ms = o.open_timeout_ms,
                           .case_timeout_ms = o.case_timeout_ms };

@@ -14,8 +14,10 @@
  */
 #include "runner.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -137,7 +139,50 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
         o->strict = true;
         return true;
     }
+    if (!strcmp(name, "case-timeout")) {
+        if (!parse_u64_text(value, &n) || n < 1 || n > UINT32_MAX)
+            return err_set(err, "--case-timeout wants milliseconds >= 1, not '%s'", value);
+        o->case_timeout_ms = (unsigned)n;
+        return true;
+    }
     return err_set(err, "unknown option --%s", name);
+}
+
+int runner_parse_case_command(const char *command, int argc, char **argv,
+                              void (*usage)(FILE *f), runner_options *o, uint64_t *index)
+{
+    /* One table for replay and export, so a replay line's options work for both. */
+    static const struct option options[] = {
+        { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
+        { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
+        { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
+        { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
+        { "case-timeout", required_argument, NULL, 0 }, { "help", no_argument, NULL, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    dmlc_error err;
+    int which, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, &which)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c != 0) {
+            usage(stderr);
+            return 2;
+        }
+        if (!runner_parse_common(o, options[which].name, optarg, &err)) {
+            fprintf(stderr, "dmlcheck %s: %s\n", command, err.msg);
+            return 2;
+        }
+    }
+    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &o->seed, index)) {
+        fprintf(stderr, "dmlcheck %s: give one case id SEED:INDEX\n", command);
+        usage(stderr);
+        return 2;
+    }
+    return -1;
 }
 
 /* "argmax,max_pooling2" / "f16,u8" lists of the masks, into buf. */

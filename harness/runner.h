@@ -78,5 +78,9 @@ char *runner_options_json(const runner_options *o);
  * --feature-level, --ops, --types, --max-elements, --nan-policy, --strict) from one
  * getopt_long option; `name` is the long option's name.  False with err on a bad value. */
 bool runner_parse_common(runner_options *o, const char *name, const char *value, dmlc_error *err);
+/* Parses `dmlcheck replay|export SEED:INDEX [options]` into o (the seed) and *index.  Returns
+ * -1 when the command should go on, else its exit code (0 after --help, 2 on a usage error). */
+int runner_parse_case_command(const char *command, int argc, char **argv,
+                              void (*usage)(FILE *f), runner_options *o, uint64_t *index);
 
 #endif
