@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "fuzz_oracle.h"
 #include "half.h"
+#include "validate.h"
 
 #define DT(type) DML_TENSOR_DATA_TYPE_##type
 #define FL(level) DML_FEATURE_LEVEL_##level
@@ -389,4 +391,19 @@ bool fuzz_build_case(fuzz_io *io, dml_case *c, exec_options *opt)
     bool ok = draw_values(io, c, given, given_bytes);
     free(given);
     return ok;
+}
+
+void fuzz_build_valid_case(const uint8_t *data, size_t size, dml_case *c, exec_options *opt)
+{
+    fuzz_input in;
+    fuzz_io io = { &in, NULL };
+    dmlc_error err = { "" };
+    fuzz_input_init(&in, data, size);
+    case_init(c);
+    if (!fuzz_build_case(&io, c, opt))
+        fuzz_fail("out of memory building a case");
+    if (!validate_case(c, &err)) {
+        fuzz_print_case(c);
+        fuzz_fail("the builder made a case the validator rejects: %s", err.msg);
+    }
 }

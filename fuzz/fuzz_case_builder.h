@@ -34,6 +34,11 @@
  * allocation fails (reading). */
 bool fuzz_build_case(fuzz_io *io, dml_case *c, exec_options *opt);
 
+/* The oracle targets' first step: builds the case that data describes into c (initialised
+ * here) and insists the validator accepts it, aborting otherwise so libFuzzer keeps the input
+ * (a builder that makes invalid cases is a bug in the builder or in the validator). */
+void fuzz_build_valid_case(const uint8_t *data, size_t size, dml_case *c, exec_options *opt);
+
 /* The lowest tested feature level at which op accepts t as its input type, or 0 if none
  * (SEMANTICS: ARGMIN/ARGMAX "Feature levels", MAX_POOLING2 "Feature levels"). */
 DML_FEATURE_LEVEL fuzz_input_type_since(op_id op, DML_TENSOR_DATA_TYPE t);

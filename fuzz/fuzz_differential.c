@@ -18,7 +18,6 @@
 #include "fuzz_common.h"
 #include "fuzz_oracle.h"
 #include "reference.h"
-#include "validate.h"
 
 /* The device, opened once.  libFuzzer's API passes no context to LLVMFuzzerTestOneInput, so
  * the backend (an OpenCL context, queue and built programs: seconds to create) must live in
@@ -119,19 +118,10 @@ static _Noreturn void report_mismatch(const dml_case *c, const exec_options *opt
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_input in;
-    fuzz_io io = { &in, NULL };
     dml_case c;
     exec_options opt;
     dmlc_error err = { "" };
-    fuzz_input_init(&in, data, size);
-    case_init(&c);
-    if (!fuzz_build_case(&io, &c, &opt))
-        fuzz_fail("out of memory building a case");
-    if (!validate_case(&c, &err)) {
-        fuzz_print_case(&c);
-        fuzz_fail("the builder made a case the validator rejects: %s", err.msg);
-    }
+    fuzz_build_valid_case(data, size, &c, &opt);
     case_outputs exact, flushed, got;
     if (!case_outputs_alloc(&got, &c) || !case_outputs_alloc(&exact, &c))
         fuzz_fail("out of memory allocating outputs");

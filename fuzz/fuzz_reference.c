@@ -23,7 +23,6 @@
 #include "fuzz_common.h"
 #include "fuzz_oracle.h"
 #include "reference.h"
-#include "validate.h"
 #ifdef DMLCHECK_FUZZ_HAVE_NAIVE
 # include "naive.h"
 #endif
@@ -87,19 +86,9 @@ static void check_naive(const dml_case *c, const exec_options *opt, const case_o
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_input in;
-    fuzz_io io = { &in, NULL };
     dml_case c;
     exec_options opt;
-    dmlc_error err;
-    fuzz_input_init(&in, data, size);
-    case_init(&c);
-    if (!fuzz_build_case(&io, &c, &opt))
-        fuzz_fail("out of memory building a case");
-    if (!validate_case(&c, &err)) {
-        fuzz_print_case(&c);
-        fuzz_fail("the builder made a case the validator rejects: %s", err.msg);
-    }
+    fuzz_build_valid_case(data, size, &c, &opt);
 
     case_outputs first, second, flushed;
     alloc_outputs(&first, &c);
