@@ -7,7 +7,7 @@
  * - the same case run twice gives identical bytes (outputs are canary-filled first, so bytes
  *   the reference leaves alone must match too);
  * - the reported classes agree with the input (nan, padding_window, denormal).
- * - the naive spec-literal implementation (tests/reference/naive.c, O(outputs x inputs), so
+ * - the naive spec-literal implementation (reference/naive.c, O(outputs x inputs), so
  *   only on cases where that product is at most NAIVE_MAX_WORK) gives the same bits and
  *   classes.
  * The exact answer and the fp32-denormal-flushed one (ref_classify) are both checked by the

@@ -24,15 +24,17 @@ mkdir -p "$OUT"
 rm -rf "$build"
 CC=$CC CFLAGS=$CFLAGS LDFLAGS="$CFLAGS ${LDFLAGS:-}" meson setup "$build" "$src" -Dfuzzing=false -Dopencl=disabled \
     -Dbuildtype=plain -Dwerror=false >/dev/null
-ninja -C "$build" libdmlcheck.a fuzz/libfuzz_support.a fuzz/libfuzz_oracle.a >/dev/null
+layers="model/libdmlcheck_model.a reference/libdmlcheck_reference.a backends/libdmlcheck_backends.a
+        harness/libdmlcheck_harness.a reports/libdmlcheck_reports.a"
+# shellcheck disable=SC2086
+ninja -C "$build" $layers fuzz/libfuzz_support.a fuzz/libfuzz_oracle.a >/dev/null
 
 defines="-D_GNU_SOURCE"
-includes="-I$src/include -I$src/harness -I$src/reference -I$src/backends -I$src/fuzz"
-if [ -f "$src/tests/reference/naive.c" ]; then   # as fuzz/meson.build decides
-    defines="$defines -DDMLCHECK_FUZZ_HAVE_NAIVE=1"
-    includes="$includes -I$src/tests/reference"
-fi
-libs="$build/fuzz/libfuzz_support.a $build/fuzz/libfuzz_oracle.a $build/libdmlcheck.a"
+defines="$defines -DDMLCHECK_FUZZ_HAVE_NAIVE=1"   # as fuzz/meson.build
+includes="-I$src/include -I$src/fuzz"
+for layer in model reference backends harness reports; do includes="$includes -I$src/$layer"; done
+libs="$build/fuzz/libfuzz_support.a $build/fuzz/libfuzz_oracle.a"
+for l in $layers; do libs="$libs $build/$l"; done
 
 for target in fuzz_case_json fuzz_validate fuzz_reference; do
     # shellcheck disable=SC2086
@@ -40,7 +42,7 @@ for target in fuzz_case_json fuzz_validate fuzz_reference; do
         -c "$src/fuzz/$target.c" -o "$build/$target.o"
     # shellcheck disable=SC2086
     $CXX $CXXFLAGS "$build/$target.o" -Wl,--start-group $libs -Wl,--end-group \
-        $LIB_FUZZING_ENGINE -Wl,-Bstatic $(pkg-config --libs jansson) -Wl,-Bdynamic -lm \
+        $LIB_FUZZING_ENGINE -Wl,-Bstatic $(pkg-config --libs jansson sqlite3) -Wl,-Bdynamic -lm -lpthread \
         -o "$OUT/$target"
 
     rm -f "$OUT/${target}_seed_corpus.zip"

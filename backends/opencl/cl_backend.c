@@ -32,6 +32,7 @@
 
 #include <CL/cl.h>
 
+#include "cl_bench.h"
 #include "cl_device.h"
 #include "cl_error.h"
 #include "cl_program.h"
@@ -497,4 +498,6 @@ const backend_vtable opencl_backend = {
     .run = opencl_run,
     .info = opencl_info,
     .close = opencl_close,
+    .list_devices = cl_list_devices,
+    .bench_extra = cl_bench_report,
 };

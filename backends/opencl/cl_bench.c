@@ -11,9 +11,7 @@
 #include <time.h>
 
 #include "cl_backend.h"
-#include "reference.h"
-
-extern const backend_vtable reference_backend; /* harness/backend.c's registry */
+extern const backend_vtable reference_backend; /* backends/backend.c's registry */
 
 static double now_seconds(void)
 {
@@ -163,7 +161,8 @@ bool cl_bench_measure_overhead(backend *b, unsigned runs, cl_bench_overhead *out
     return out->argmax_us >= 0 && out->pooling_us >= 0 && out->reference_us >= 0;
 }
 
-bool cl_bench_report(FILE *f, const char *device, backend *b, unsigned runs, dmlc_error *err)
+bool cl_bench_report_runs(FILE *f, const char *device, backend *b, unsigned runs,
+                          dmlc_error *err)
 {
     cl_bench_overhead o;
     if (!cl_bench_measure_overhead(b, runs, &o, err))
@@ -187,4 +186,9 @@ bool cl_bench_report(FILE *f, const char *device, backend *b, unsigned runs, dml
             s.warm_context_ms, s.warm_program_ms,
             s.warm_from_cache ? "" : "  (cache unusable: built from source)");
     return true;
+}
+
+bool cl_bench_report(FILE *f, const char *device, backend *b, dmlc_error *err)
+{
+    return cl_bench_report_runs(f, device, b, 2000, err);
 }

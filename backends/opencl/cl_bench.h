@@ -35,6 +35,9 @@ bool cl_bench_measure_overhead(backend *b, unsigned runs, cl_bench_overhead *out
                                dmlc_error *err);
 
 /* Prints both, as `dmlcheck bench --backend opencl` shows them. */
-bool cl_bench_report(FILE *f, const char *device, backend *b, unsigned runs, dmlc_error *err);
+bool cl_bench_report_runs(FILE *f, const char *device, backend *b, unsigned runs,
+                          dmlc_error *err);
+/* backend_vtable.bench_extra: cl_bench_report_runs with 2,000 runs. */
+bool cl_bench_report(FILE *f, const char *device, backend *b, dmlc_error *err);
 
 #endif

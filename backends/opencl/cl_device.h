@@ -11,6 +11,8 @@
 
 #include <CL/cl.h>
 
+#include <stdio.h>
+
 #include "error.h"
 
 typedef struct cl_device_entry {
@@ -52,5 +54,7 @@ bool cl_devices_select(const cl_device_list *list, const char *selector, size_t 
 const char *cl_fp_config_str(cl_device_fp_config fp, char *buf, size_t size);
 /* "GPU", "CPU", "ACCELERATOR", ... */
 const char *cl_device_type_str(cl_device_type type);
+/* backend_vtable.list_devices (cl_device_list.c). */
+int cl_list_devices(FILE *f, const char *selector, dmlc_error *err);
 
 #endif

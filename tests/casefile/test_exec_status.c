@@ -61,8 +61,10 @@ static void fake_info(backend *b, backend_info *info)
 
 static void fake_close(backend *b) { free(b); }
 
-static const backend_vtable fake_backend = { "fake", "misbehaves on request", fake_open, fake_run,
-                                             fake_info, fake_close };
+static const backend_vtable fake_backend = {
+    .name = "fake", .summary = "misbehaves on request", .open = fake_open, .run = fake_run,
+    .info = fake_info, .close = fake_close,
+};
 
 /* Runs exec on one file with the fault; returns the exit code, stderr captured in msg. */
 static int exec_with(fault f, bool device_flushes, const char *file, char *msg, size_t size)

@@ -9,6 +9,7 @@
 #define DMLCHECK_BACKEND_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "case.h"
 #include "error.h"
@@ -43,6 +44,13 @@ typedef struct backend_vtable {
                       dmlc_error *err);
     void (*info)(backend *b, backend_info *info);
     void (*close)(backend *b);
+    /* Optional (NULL when the backend has none).  `dmlcheck devices`: lists the devices the
+     * backend can open on f, marking the one `device` selects; returns the command's exit
+     * status (0 a device is selected, 2 none or no match, err says why). */
+    int (*list_devices)(FILE *f, const char *device, dmlc_error *err);
+    /* `dmlcheck bench`: figures only this backend has (start-up, per-case overhead), printed
+     * after the common scenarios; false with err on failure. */
+    bool (*bench_extra)(FILE *f, const char *device, backend *b, dmlc_error *err);
 } backend_vtable;
 
 /* Registered backends, NULL-terminated; the reference first. */

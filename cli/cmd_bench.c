@@ -17,9 +17,6 @@
 #include <time.h>
 
 #include "backend.h"
-#ifdef DMLCHECK_HAVE_OPENCL
-#include "opencl/cl_bench.h"
-#endif
 #include "case.h"
 #include "dtype.h"
 #include "half.h"
@@ -357,13 +354,11 @@ int cmd_bench(int argc, char **argv)
         }
     if (ref)
         ref_vt->close(ref);
-#ifdef DMLCHECK_HAVE_OPENCL
-    /* The OpenCL section: tiny-case overhead and start-up (backends/opencl/cl_bench.c). */
-    if (!strcmp(vt->name, "opencl") && !cl_bench_report(stdout, NULL, b, 2000, &err)) {
+    /* Figures only this backend has (OpenCL: tiny-case overhead and start-up). */
+    if (vt->bench_extra && !vt->bench_extra(stdout, NULL, b, &err)) {
         fprintf(stderr, "dmlcheck bench: %s\n", err.msg);
         failed = true;
     }
-#endif
     vt->close(b);
     return failed ? 2 : check_goals && missed ? 1 : 0;
 }
