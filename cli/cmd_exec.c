@@ -15,6 +15,7 @@
 #include "cmd_exec.h"
 
 #include "casefile.h"
+#include "op_module.h"
 #include "compare.h"
 #include "dtype.h"
 #include "reference.h"
@@ -82,32 +83,6 @@ static bool index_value(DML_TENSOR_DATA_TYPE t, uint64_t bits, uint64_t *index)
     return true;
 }
 
-/* The input coordinates an index names.  ARGMIN/ARGMAX: the output element's coordinates
- * with the reduced axes replaced by the index split row-major over them in ascending axis
- * order (SEMANTICS D2).  MAX_POOLING2: a flat logical index over the whole input. */
-static bool index_to_input_coords(const dml_case *c, const tensor_view *in, const uint32_t *out_coords,
-                                  uint64_t index, uint32_t *coords)
-{
-    if (!op_is_arg_reduce(c->op)) {
-        if (index >= in->elements)
-            return false;
-        tensor_view_coords(in, index, coords);
-        return true;
-    }
-    bool reduced[DML_MAX_RANK] = { false };
-    for (UINT i = 0; i < c->axis_count; i++)
-        if (c->axes[i] < in->rank)
-            reduced[c->axes[i]] = true;
-    for (unsigned d = in->rank; d-- > 0;) {
-        coords[d] = out_coords[d];
-        if (reduced[d]) {
-            coords[d] = (uint32_t)(index % in->sizes[d]);
-            index /= in->sizes[d];
-        }
-    }
-    return index == 0;
-}
-
 /* For an index that differs, the input value each side points at: equal values there mean a
  * tie-rule bug, different ones a comparison bug. */
 static void describe_indexed_inputs(const dml_case *c, const mismatch *m, DML_TENSOR_DATA_TYPE index_type)
@@ -122,7 +97,7 @@ static void describe_indexed_inputs(const dml_case *c, const mismatch *m, DML_TE
         uint32_t coords[DML_MAX_RANK];
         char where[128], value[96];
         found[s] = index_value(index_type, bits[s], &index)
-            && index_to_input_coords(c, &in, m->coords, index, coords);
+            && case_module(c)->input_of_index(c, m->coords, index, coords);
         if (!found[s]) {
             fprintf(stderr, "  %s index names no input element\n", side[s]);
             continue;
@@ -160,7 +135,7 @@ static void describe_mismatch(const exec_run *r, const char *file, const dml_cas
             compare_format_value(t->type, m->expected_bits, expected, sizeof expected),
             compare_format_value(t->type, m->got_bits, got, sizeof got), m->count,
             m->count == 1 ? "" : "s", m->count == 1 ? "s" : "");
-    if (op_is_arg_reduce(c->op) || t == &c->indices)
+    if (case_module(c)->output_is_index || t == &c->indices)
         describe_indexed_inputs(c, m, t->type);
     describe_classes(c, &r->opt);
     print_replay(r, file);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "casefile.h"
+#include "op_module.h"
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
@@ -63,19 +64,9 @@ static void print_case(const dml_case *c, const gen_info *info, unsigned classes
     print_tensor("output", &c->output);
     if (c->indices.present)
         print_tensor("indices", &c->indices);
-    if (op_is_arg_reduce(c->op)) {
-        printf(" ");
-        print_uints("axes", c->axes, c->axis_count);
-        printf(" direction=%s\n", c->direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING" : "INCREASING");
-    } else {
-        printf(" ");
-        print_uints("window", c->window, c->spatial_count);
-        print_uints("strides", c->pool_strides, c->spatial_count);
-        print_uints("dilations", c->dilations, c->spatial_count);
-        print_uints("start_padding", c->start_padding, c->spatial_count);
-        print_uints("end_padding", c->end_padding, c->spatial_count);
-        printf("\n");
-    }
+    char params[512];
+    case_module(c)->describe(c, params, sizeof params);
+    printf("  %s\n", params);
 }
 
 static void print_input_element(const char *label, const dml_case *c, const picked_input *p)
@@ -105,7 +96,7 @@ static uint64_t bits_at(const uint8_t *buf, const case_tensor *t, uint64_t i)
 /* The inputs that decided output element i. */
 static void print_deciding_inputs(const dml_case *c, uint64_t i, uint64_t expected_index, uint64_t got_index)
 {
-    if (op_is_arg_reduce(c->op)) {
+    if (case_module(c)->output_is_index) {
         picked_input e = classify_picked_input(c, i, expected_index);
         picked_input g = classify_picked_input(c, i, got_index);
         print_input_element("at expected index", c, &e);
@@ -154,7 +145,7 @@ static void print_differences(const dml_case *c, const case_outputs *exp, const 
         if (c->indices.present)
             printf("; index expected %" PRIu64 ", got %" PRIu64, ei, gi);
         printf("\n");
-        if (op_is_arg_reduce(c->op))
+        if (case_module(c)->output_is_index)
             print_deciding_inputs(c, i, eo, go);
         else
             print_deciding_inputs(c, i, ei, gi);

@@ -5,6 +5,7 @@
  * case inside the budget and the writer's bytes rebuild the case it was given.
  */
 #include "fuzz_case_builder.h"
+#include "op_module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static const DML_TENSOR_DATA_TYPE index_types[] = { DT(INT32), DT(INT64), DT(UIN
 
 DML_FEATURE_LEVEL fuzz_input_type_since(op_id op, DML_TENSOR_DATA_TYPE t)
 {
-    bool arg = op_is_arg_reduce(op);
+    bool arg = (op_table[op].module == &op_module_arg_reduce);
     switch (t) {
     case DT(FLOAT32):
     case DT(FLOAT16): return arg ? FL(3_0) : FL(2_1);
@@ -376,7 +377,7 @@ bool fuzz_build_case(fuzz_io *io, dml_case *c, exec_options *opt)
         c->input_data = NULL;
     }
     draw_op_and_type(io, c);
-    if (op_is_arg_reduce(c->op))
+    if ((op_table[c->op].module == &op_module_arg_reduce))
         draw_arg_reduce(io, c);
     else
         draw_pooling(io, c);

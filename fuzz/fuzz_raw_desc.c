@@ -5,6 +5,7 @@
  * holds min(count, RAW_ARRAY_CAP) entries (at least 1).
  */
 #include "fuzz_raw_desc.h"
+#include "op_module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -232,7 +233,7 @@ bool fuzz_raw_desc_from_case(raw_desc *r, const dml_case *c, const exec_options 
     r->feature_level = c->feature_level;
     r->nan = opt->nan;
     bool ok = tensor_from_case(&r->input, &c->input) && tensor_from_case(&r->output, &c->output);
-    if (op_is_arg_reduce(c->op)) {
+    if ((op_table[c->op].module == &op_module_arg_reduce)) {
         r->arg.AxisCount = c->axis_count;
         r->arg.AxisDirection = c->direction;
         ok = ok && (r->axes = copy_array(c->axes, c->axis_count));

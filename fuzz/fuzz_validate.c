@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "op_module.h"
 #include "fuzz_oracle.h"
 #include "fuzz_raw_desc.h"
 #include "reference.h"
@@ -58,7 +59,7 @@ static void case_from_raw(dml_case *c, const raw_desc *r, op_id op)
     copy_tensor(&c->output, &r->output, "OutputTensor");
     if (!c->input.present || !c->output.present)
         fuzz_fail("the validator accepted a NULL input or output tensor");
-    if (op_is_arg_reduce(op)) {
+    if ((op_table[op].module == &op_module_arg_reduce)) {
         if (r->arg.AxisCount > c->input.rank || !r->axes)
             fuzz_fail("the validator accepted AxisCount %u over rank %u (Axes %s)", r->arg.AxisCount,
                       c->input.rank, r->axes ? "set" : "NULL");
@@ -92,7 +93,7 @@ static bool tensor_small(const case_tensor *t)
 static bool work_small(const dml_case *c)
 {
     uint64_t work = case_tensor_elements(&c->output);
-    for (unsigned a = 0; !op_is_arg_reduce(c->op) && a < c->spatial_count; a++) {
+    for (unsigned a = 0; !(op_table[c->op].module == &op_module_arg_reduce) && a < c->spatial_count; a++) {
         uint64_t in = c->input.sizes[2 + a], taps = c->window[a] < in ? c->window[a] : in;
         work *= taps;
         if (work > RUN_MAX_WORK)

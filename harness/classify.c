@@ -10,6 +10,8 @@
  */
 #include "classify.h"
 
+#include "op_module.h"
+
 #include <string.h>
 
 #include "dtype.h"
@@ -64,55 +66,6 @@ static uint64_t input_bits_at(const dml_case *c, const uint32_t *coords)
     return dtype_load_bits(c->input_data, v.type, tensor_view_offset_coords(&v, coords));
 }
 
-static uint64_t logical_of_coords(const case_tensor *t, const uint32_t *coords)
-{
-    uint64_t logical = 0;
-    for (unsigned d = 0; d < t->rank; d++)
-        logical = logical * t->sizes[d] + coords[d];
-    return logical;
-}
-
-/* ---- ARGMIN / ARGMAX ---------------------------------------------------------------- */
-
-/* The reduced axes in ascending order (SEMANTICS D2: the index counts them that way). */
-static unsigned sorted_axes(const dml_case *c, unsigned *axes)
-{
-    bool reduced[DML_MAX_RANK] = { false };
-    for (unsigned i = 0; i < c->axis_count && i < DML_MAX_RANK; i++)
-        if (c->axes[i] < DML_MAX_RANK)
-            reduced[c->axes[i]] = true;
-    unsigned n = 0;
-    for (unsigned d = 0; d < c->input.rank; d++)
-        if (reduced[d])
-            axes[n++] = d;
-    return n;
-}
-
-/* Input coordinates of position `index` of the reduction that output coords `out` reduce;
- * false when the index lies outside the reduction. */
-static bool arg_input_coords(const dml_case *c, const uint32_t *out, uint64_t index, uint32_t *in)
-{
-    unsigned axes[DML_MAX_RANK];
-    unsigned n = sorted_axes(c, axes);
-    memcpy(in, out, sizeof(uint32_t) * c->input.rank);
-    for (unsigned i = n; i-- > 0;) {
-        UINT size = c->input.sizes[axes[i]];
-        in[axes[i]] = (uint32_t)(index % size);
-        index /= size;
-    }
-    return index == 0;
-}
-
-static uint64_t reduction_count(const dml_case *c)
-{
-    unsigned axes[DML_MAX_RANK];
-    unsigned n = sorted_axes(c, axes);
-    uint64_t count = 1;
-    for (unsigned i = 0; i < n; i++)
-        count *= c->input.sizes[axes[i]];
-    return count;
-}
-
 static void output_coords(const dml_case *c, uint64_t out_logical, uint32_t *coords)
 {
     tensor_view v;
@@ -120,83 +73,16 @@ static void output_coords(const dml_case *c, uint64_t out_logical, uint32_t *coo
     tensor_view_coords(&v, out_logical, coords);
 }
 
-static bool arg_reduction_has_nan(const dml_case *c, const uint32_t *out)
-{
-    if (!dtype_is_float(c->input.type))
-        return false;
-    uint64_t n = reduction_count(c);
-    uint32_t in[DML_MAX_RANK];
-    for (uint64_t r = 0; r < n; r++) {
-        arg_input_coords(c, out, r, in);
-        if (dtype_bits_is_nan(c->input.type, input_bits_at(c, in)))
-            return true;
-    }
-    return false;
-}
-
-/* ---- MAX_POOLING2 windows ----------------------------------------------------------- */
-
-typedef struct window_facts {
-    bool has_nan;      /* a real element of the window is NaN */
-    bool has_padding;  /* some window position lies in padding */
-    bool all_padding;  /* every window position lies in padding (class padding_window) */
-} window_facts;
-
-/* Visits the window of pooled element `out` (N, C, spatial...): calls visit for each real
- * input element, sets padding facts.  Returns true as soon as visit returns true. */
-typedef bool (*window_visit)(const dml_case *c, const uint32_t *in, void *ctx);
-
-static bool walk_window(const dml_case *c, const uint32_t *out, window_facts *f,
-                        window_visit visit, void *ctx)
-{
-    unsigned first_spatial = c->input.rank - c->spatial_count;
-    uint64_t positions = 1;
-    for (unsigned s = 0; s < c->spatial_count; s++)
-        positions *= c->window[s];
-    f->has_padding = false;
-    f->all_padding = true;
-    for (uint64_t p = 0; p < positions; p++) {
-        uint32_t in[DML_MAX_RANK];
-        memcpy(in, out, sizeof(uint32_t) * c->input.rank);
-        uint64_t rest = p;
-        bool inside = true;
-        for (unsigned s = c->spatial_count; s-- > 0;) {
-            uint64_t k = rest % c->window[s];
-            rest /= c->window[s];
-            int64_t pos = (int64_t)out[first_spatial + s] * c->pool_strides[s]
-                + (int64_t)k * c->dilations[s] - (int64_t)c->start_padding[s];
-            if (pos < 0 || pos >= (int64_t)c->input.sizes[first_spatial + s])
-                inside = false;
-            else
-                in[first_spatial + s] = (uint32_t)pos;
-        }
-        if (!inside) {
-            f->has_padding = true;
-            continue;
-        }
-        f->all_padding = false;
-        if (visit && visit(c, in, ctx))
-            return true;
-    }
-    return false;
-}
-
-static bool visit_nan(const dml_case *c, const uint32_t *in, void *ctx)
-{
-    if (dtype_bits_is_nan(c->input.type, input_bits_at(c, in)))
-        *(bool *)ctx = true;
-    return false;
-}
-
-static void window_facts_of(const dml_case *c, const uint32_t *out, window_facts *f)
-{
-    bool nan = false;
-    walk_window(c, out, f, dtype_is_float(c->input.type) ? visit_nan : NULL, &nan);
-    f->has_nan = nan;
-}
+/* ---- Deciders (the operator's module says which inputs decide an output element) ------ */
 
 typedef struct find_bits { uint64_t bits; } find_bits;
 typedef struct find_index { uint64_t logical; } find_index;
+
+static bool visit_nan(const dml_case *c, const uint32_t *in, void *ctx)
+{
+    (void)ctx;
+    return dtype_bits_is_nan(c->input.type, input_bits_at(c, in));
+}
 
 static bool visit_find_bits(const dml_case *c, const uint32_t *in, void *ctx)
 {
@@ -205,7 +91,7 @@ static bool visit_find_bits(const dml_case *c, const uint32_t *in, void *ctx)
 
 static bool visit_find_index(const dml_case *c, const uint32_t *in, void *ctx)
 {
-    return logical_of_coords(&c->input, in) == ((find_index *)ctx)->logical;
+    return op_logical_of_coords(&c->input, in) == ((find_index *)ctx)->logical;
 }
 
 /* ---- Picked inputs ------------------------------------------------------------------ */
@@ -214,18 +100,12 @@ picked_input classify_picked_input(const dml_case *c, uint64_t out_logical, uint
 {
     picked_input p = { .valid = false };
     uint32_t out[DML_MAX_RANK], in[DML_MAX_RANK];
-    if (op_is_arg_reduce(c->op)) {
-        output_coords(c, out_logical, out);
-        if (!arg_input_coords(c, out, index_bits, in))
-            return p;
-        p.logical = logical_of_coords(&c->input, in);
-    } else {
-        if (index_bits >= case_tensor_elements(&c->input))
-            return p;
-        p.logical = index_bits;
-    }
+    output_coords(c, out_logical, out);
+    if (!case_module(c)->input_of_index(c, out, index_bits, in))
+        return p;
     p.valid = true;
-    p.bits = element_bits(c->input_data, &c->input, p.logical);
+    p.logical = op_logical_of_coords(&c->input, in);
+    p.bits = input_bits_at(c, in);
     return p;
 }
 
@@ -237,11 +117,12 @@ typedef struct element_case {
     bool output_differs, indices_differs;
     uint64_t exp_out, got_out, exp_idx, got_idx;
     bool nan_class, padding_window_class, denormal_class;
-    window_facts window;   /* pooling only */
+    decider_facts deciders;
     uint32_t coords[DML_MAX_RANK];
 } element_case;
 
-static mismatch_kind kind_of_arg_element(const dml_case *c, const element_case *e, judgement *j)
+/* OutputTensor holds positions (op_module.output_is_index): a wrong one, or a tie. */
+static mismatch_kind kind_of_position_output(const dml_case *c, const element_case *e, judgement *j)
 {
     j->at_expected = classify_picked_input(c, e->logical, e->exp_out);
     j->at_got = classify_picked_input(c, e->logical, e->got_out);
@@ -255,24 +136,25 @@ static mismatch_kind kind_of_arg_element(const dml_case *c, const element_case *
     return KIND_wrong_index;
 }
 
-static mismatch_kind kind_of_pool_element(const dml_case *c, const element_case *e, judgement *j)
+/* OutputTensor holds values, positions in an optional OutputIndicesTensor (pooling). */
+static mismatch_kind kind_of_value_output(const dml_case *c, const element_case *e, judgement *j)
 {
+    const op_module *m = case_module(c);
     DML_TENSOR_DATA_TYPE t = c->input.type;
     if (e->nan_class)
         return KIND_nan_handling;
     /* SPEC D7: padding never wins; a window entirely in padding is class padding_window. */
-    if (e->window.all_padding)
+    if (e->deciders.all_padding)
         return KIND_padding_selected;
     find_bits fb = { e->got_out };
-    window_facts ignored;
-    bool got_value_real = walk_window(c, e->coords, &ignored, visit_find_bits, &fb);
-    if (e->window.has_padding && !got_value_real)
+    bool got_value_real = m->visit_deciders(c, e->coords, visit_find_bits, &fb, NULL);
+    if (e->deciders.has_padding && !got_value_real)
         return KIND_padding_selected;
     if (e->indices_differs) {
         j->at_expected = classify_picked_input(c, e->logical, e->exp_idx);
         j->at_got = classify_picked_input(c, e->logical, e->got_idx);
         find_index fi = { j->at_got.logical };
-        if (!j->at_got.valid || !walk_window(c, e->coords, &ignored, visit_find_index, &fi))
+        if (!j->at_got.valid || !m->visit_deciders(c, e->coords, visit_find_index, &fi, NULL))
             return KIND_wrong_index;
         /* SPEC D3: the first element of the window wins a tie. */
         if (j->at_expected.valid && values_equal(t, j->at_expected.bits, j->at_got.bits))
@@ -325,13 +207,10 @@ static void element_denormal_class(const dml_case *c, const case_outputs *flushe
 static void element_classes(const dml_case *c, element_case *e)
 {
     output_coords(c, e->logical, e->coords);
-    if (op_is_arg_reduce(c->op)) {
-        e->nan_class = arg_reduction_has_nan(c, e->coords);
-    } else {
-        window_facts_of(c, e->coords, &e->window);
-        e->nan_class = e->window.has_nan;
-        e->padding_window_class = e->window.all_padding;
-    }
+    e->nan_class = case_module(c)->visit_deciders(c, e->coords,
+                                                  dtype_is_float(c->input.type) ? visit_nan : NULL,
+                                                  NULL, &e->deciders);
+    e->padding_window_class = e->deciders.all_padding;
 }
 
 static void record_first(const dml_case *c, const element_case *e, judgement *j)
@@ -378,8 +257,8 @@ void judge_outputs(const dml_case *c, const case_outputs *expected, const case_o
         if (unjudged_seen && !judged)
             continue;
         judgement tmp = *j;
-        tmp.kind = op_is_arg_reduce(c->op) ? kind_of_arg_element(c, &e, &tmp)
-                                           : kind_of_pool_element(c, &e, &tmp);
+        tmp.kind = case_module(c)->output_is_index ? kind_of_position_output(c, &e, &tmp)
+                                                   : kind_of_value_output(c, &e, &tmp);
         record_first(c, &e, &tmp);
         *j = tmp;
         judged_seen |= judged;
@@ -417,7 +296,7 @@ static bool visit_list(const dml_case *c, const uint32_t *in, void *ctx)
 {
     window_list *l = ctx;
     if (l->count < l->max)
-        l->items[l->count] = (picked_input){ .valid = true, .logical = logical_of_coords(&c->input, in),
+        l->items[l->count] = (picked_input){ .valid = true, .logical = op_logical_of_coords(&c->input, in),
                                              .bits = input_bits_at(c, in) };
     l->count++;
     return false;
@@ -427,10 +306,10 @@ unsigned classify_window(const dml_case *c, uint64_t out_logical, picked_input *
                          bool *has_padding)
 {
     uint32_t out[DML_MAX_RANK];
-    window_facts f;
+    decider_facts f;
     window_list l = { items, max, 0 };
     output_coords(c, out_logical, out);
-    walk_window(c, out, &f, visit_list, &l);
+    case_module(c)->visit_deciders(c, out, visit_list, &l, &f);
     *has_padding = f.has_padding;
     return l.count;
 }

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "draw.h"
 #include "gen_values.h"
+#include "op_module.h"
 #include "prng.h"
 
 #define GEN_DEFAULT_MAX_ELEMENTS 4096
@@ -53,46 +55,6 @@ void gen_options_default(gen_options *opt)
 
 /* ---- Data types per operator and feature level --------------------------------------- */
 
-#define T(x) (1u << DML_TENSOR_DATA_TYPE_##x)
-#define ARG_OPS ((1u << OP_ARGMIN) | (1u << OP_ARGMAX))
-#define POOL_OPS (1u << OP_MAX_POOLING2)
-
-/* Types a feature level adds for some operators; a level allows the union of the rows at or
- * below it.  MAX_POOLING2's output type is its input type, so its `output` column is 0. */
-typedef struct type_rule {
-    unsigned ops;
-    DML_FEATURE_LEVEL from;
-    uint32_t input, output, indices;
-} type_rule;
-
-static const type_rule type_rules[] = {
-    /* SPEC ARGMIN/ARGMAX tensor support, FL 3_0. */
-    { ARG_OPS, DML_FEATURE_LEVEL_3_0,
-      T(FLOAT32) | T(FLOAT16) | T(INT32) | T(INT16) | T(INT8) | T(UINT32) | T(UINT16) | T(UINT8),
-      T(INT32) | T(INT64) | T(UINT32) | T(UINT64), 0 },
-    /* SPEC ARGMIN/ARGMAX tensor support, FL 4_1 adds 64-bit inputs. */
-    { ARG_OPS, DML_FEATURE_LEVEL_4_1, T(INT64) | T(UINT64), 0, 0 },
-    /* SPEC MAX_POOLING2 tensor support, FL 2_1. */
-    { POOL_OPS, DML_FEATURE_LEVEL_2_1, T(FLOAT32) | T(FLOAT16), 0, T(UINT32) },
-    /* SPEC MAX_POOLING2 tensor support, FL 3_0. */
-    { POOL_OPS, DML_FEATURE_LEVEL_3_0, T(INT8) | T(UINT8), 0, 0 },
-    /* SEMANTICS: MAX_POOLING2 at FL 5_0 (newest doc edition), UINT64 indices too. */
-    { POOL_OPS, DML_FEATURE_LEVEL_5_0,
-      T(INT32) | T(INT16) | T(UINT32) | T(UINT16) | T(INT64) | T(UINT64), 0, T(UINT64) },
-};
-
-gen_type_sets gen_types_at(op_id op, DML_FEATURE_LEVEL fl)
-{
-    gen_type_sets s = { 0, 0, 0 };
-    DML_FEATURE_LEVEL eff = fl_effective(fl);
-    for (size_t i = 0; i < sizeof type_rules / sizeof type_rules[0]; i++)
-        if ((type_rules[i].ops & (1u << op)) && eff && type_rules[i].from <= eff) {
-            s.input |= type_rules[i].input;
-            s.output |= type_rules[i].output;
-            s.indices |= type_rules[i].indices;
-        }
-    return s;
-}
 
 static unsigned popcount32(uint32_t m) { return (unsigned)__builtin_popcount(m); }
 
@@ -125,7 +87,7 @@ static uint32_t usable_levels(op_id op, const gen_options *opt, const DML_FEATUR
 {
     uint32_t type_mask = opt->input_type_mask ? opt->input_type_mask : ~0u, usable = 0;
     for (size_t i = 0; i < count; i++)
-        if (gen_types_at(op, levels[i]).input & type_mask)
+        if (op_types_at(op, levels[i]).input & type_mask)
             usable |= 1u << i;
     return usable;
 }
@@ -151,10 +113,10 @@ static bool draw_op_and_level(prng *p, const gen_options *opt, dml_case *c, dmlc
 
 static void draw_types(prng *p, const gen_options *opt, dml_case *c)
 {
-    gen_type_sets s = gen_types_at(c->op, c->feature_level);
+    op_type_sets s = op_types_at(c->op, c->feature_level);
     uint32_t type_mask = opt->input_type_mask ? opt->input_type_mask : ~0u;
     c->input.type = (DML_TENSOR_DATA_TYPE)draw_bit(p, s.input & type_mask);
-    if (op_is_arg_reduce(c->op)) {
+    if (!case_module(c)->tensors->output_is_input_type) {
         c->output.type = (DML_TENSOR_DATA_TYPE)draw_bit(p, s.output);
         return;
     }
@@ -191,186 +153,12 @@ static gen_distribution draw_distribution(prng *p, const dml_case *c)
 
 /* ---- Sizes --------------------------------------------------------------------------- */
 
-static const UINT primes[] = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 61,
-                               67, 97, 127, 251, 509, 1021, 2039, 4093, 8191, 16381, 65521,
-                               131071, 524287, 1048573, 4194301, 16777213, 67108859, 268435399 };
-
-static UINT draw_prime(prng *p, uint64_t limit)
-{
-    size_t n = 0;
-    while (n < sizeof primes / sizeof primes[0] && primes[n] <= limit)
-        n++;
-    return n ? primes[prng_below(p, n)] : 1;
-}
-
-/* 2^k + 1 <= limit for a random k >= 1 (limit itself when below 3). */
-static UINT draw_pow2_plus_one(prng *p, uint64_t limit)
-{
-    unsigned kmax = 0;
-    while (kmax < 31 && (1ull << (kmax + 1)) + 1 <= limit)
-        kmax++;
-    return kmax ? (UINT)(1u << (1 + prng_below(p, kmax))) + 1 : (UINT)limit;
-}
-
-/* A dimension size in [1, limit], biased to small sizes and to edges: 1, primes, one more
- * than a power of two, and the largest size that fits. */
-static UINT draw_size(prng *p, uint64_t limit)
-{
-    uint64_t r = prng_below(p, 16);
-    if (r < 4 || limit < 2)
-        return 1;
-    if (r < 9)
-        return (UINT)(2 + prng_below(p, limit < 6 ? limit - 1 : 5));
-    if (r < 11)
-        return draw_prime(p, limit);
-    if (r < 13)
-        return draw_pow2_plus_one(p, limit);
-    if (r < 14)
-        return (UINT)limit;
-    return (UINT)(1 + prng_below(p, limit < 32 ? limit : 32));
-}
-
-/* Fisher-Yates shuffle of 0..n-1. */
-static void draw_permutation(prng *p, unsigned n, unsigned *perm)
-{
-    for (unsigned i = 0; i < n; i++)
-        perm[i] = i;
-    for (unsigned i = n; i > 1; i--) {
-        unsigned j = (unsigned)prng_below(p, i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
-}
-
-/* Sizes of `rank` dimensions whose product stays within budget; dimensions are drawn in a
- * shuffled order so no position is always the one squeezed by the budget. */
-static void draw_dims(prng *p, unsigned rank, uint64_t budget, UINT *sizes)
-{
-    unsigned order[DML_MAX_RANK];
-    uint64_t product = 1;
-    draw_permutation(p, rank, order);
-    for (unsigned i = 0; i < rank; i++) {
-        sizes[order[i]] = draw_size(p, budget / product);
-        product *= sizes[order[i]];
-    }
-}
-
 /* The element cap of one case: most cases are small (cheap, and small tensors meet the edges
  * as often), one in ten may use the whole budget. */
 static uint64_t draw_case_budget(prng *p, uint64_t budget)
 {
     uint64_t r = prng_below(p, 10), cap = r < 5 ? 64 : r < 9 ? 512 : budget;
     return cap < budget ? cap : budget;
-}
-
-/* ---- ARGMIN / ARGMAX shape ----------------------------------------------------------- */
-
-/* One axis, several, or all, in shuffled array order (D2: no duplicates, never none). */
-static void draw_axes(prng *p, dml_case *c)
-{
-    unsigned rank = c->input.rank, perm[DML_MAX_RANK], kind = (unsigned)prng_below(p, 3);
-    unsigned count = kind == 0 || rank == 1 ? 1 : kind == 2 ? rank : 2 + (unsigned)prng_below(p, rank - 1);
-    draw_permutation(p, rank, perm);
-    c->axis_count = count;
-    for (unsigned i = 0; i < count; i++)
-        c->axes[i] = perm[i];
-}
-
-static void draw_arg_shape(prng *p, uint64_t budget, dml_case *c)
-{
-    c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
-    draw_dims(p, c->input.rank, budget, c->input.sizes);
-    draw_axes(p, c);
-    c->direction = prng_chance(p, 1, 2) ? DML_AXIS_DIRECTION_INCREASING : DML_AXIS_DIRECTION_DECREASING;
-    /* Output rank = input rank; reduced axes have size 1. */
-    c->output.rank = c->input.rank;
-    memcpy(c->output.sizes, c->input.sizes, sizeof c->output.sizes);
-    for (UINT a = 0; a < c->axis_count; a++)
-        c->output.sizes[c->axes[a]] = 1;
-}
-
-/* ---- MAX_POOLING2 shape -------------------------------------------------------------- */
-
-static UINT dilated_window(const dml_case *c, unsigned s) { return (c->window[s] - 1) * c->dilations[s] + 1; }
-
-/* D9: the dilated window must fit the padded input; shrinks dilation, then the window. */
-static void fit_window(dml_case *c, unsigned s, UINT in)
-{
-    UINT padded = in + c->start_padding[s] + c->end_padding[s];
-    if (dilated_window(c, s) > padded)
-        c->dilations[s] = 1;
-    if (c->window[s] > padded)
-        c->window[s] = padded;
-}
-
-/* Window, dilation, stride and padding of spatial dimension s of input size `in`.  Padding
- * is drawn below the dilated window, so windows lie entirely in padding mostly in
- * padding_window cases (elsewhere only when dilation steps over a small input or fit_window
- * shrinks the window; the reference classes those cases all the same). */
-static void draw_window(prng *p, dml_case *c, unsigned s, UINT in)
-{
-    bool global = prng_chance(p, 1, 8);
-    c->window[s] = global ? in : 1 + (UINT)prng_below(p, 4);
-    c->dilations[s] = global || prng_chance(p, 3, 4) ? 1 : 2 + (UINT)prng_below(p, 2);
-    c->pool_strides[s] = prng_chance(p, 1, 2) ? 1 : 1 + (UINT)prng_below(p, 4);
-    UINT dw = dilated_window(c, s);
-    c->start_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
-    c->end_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
-    fit_window(c, s, in);
-}
-
-/* D8: out = (In + Start + End - dilated) / Stride + 1 (floor); the ceil size (one more) only
- * when it differs and the last window starts inside In + StartPadding. */
-static UINT pool_out_size(const dml_case *c, unsigned s, UINT in, bool ceil_mode)
-{
-    UINT span = in + c->start_padding[s] + c->end_padding[s] - dilated_window(c, s);
-    UINT stride = c->pool_strides[s], out = span / stride + 1;
-    if (ceil_mode && span % stride && out * stride < in + c->start_padding[s])
-        out++;
-    return out;
-}
-
-static uint64_t pool_output_sizes(dml_case *c, bool ceil_mode)
-{
-    c->output.rank = c->input.rank;
-    c->output.sizes[0] = c->input.sizes[0];
-    c->output.sizes[1] = c->input.sizes[1];
-    for (UINT s = 0; s < c->spatial_count; s++)
-        c->output.sizes[s + 2] = pool_out_size(c, s, c->input.sizes[s + 2], ceil_mode);
-    return tensor_element_count(c->output.rank, c->output.sizes);
-}
-
-static void draw_pool_shape(prng *p, uint64_t budget, bool padding_window, dml_case *c)
-{
-    c->spatial_count = 2 + (UINT)prng_below(p, 2);
-    c->input.rank = c->spatial_count + 2;
-    draw_dims(p, c->input.rank, budget, c->input.sizes);
-    for (UINT s = 0; s < c->spatial_count; s++)
-        draw_window(p, c, s, c->input.sizes[s + 2]);
-    UINT in_padding = c->spatial_count; /* none */
-    if (padding_window) {
-        /* Start padding >= the dilated window: output 0 along this dimension sees only
-         * padding (class padding_window, D7). */
-        in_padding = (UINT)prng_below(p, c->spatial_count);
-        c->start_padding[in_padding] = dilated_window(c, in_padding) + (UINT)prng_below(p, 3);
-    }
-    bool ceil_mode = prng_chance(p, 1, 3);
-    /* Padding can make the output outgrow the input: drop padding dimension by dimension
-     * until it fits (keeping just enough to make the padding window).  Without padding no
-     * output dimension exceeds its input, and the padding-window one at most doubles, so
-     * this always ends within 4x the budget. */
-    for (UINT s = 0; s < c->spatial_count; s++) {
-        if (pool_output_sizes(c, ceil_mode) <= 4 * budget)
-            break;
-        c->end_padding[s] = 0;
-        c->start_padding[s] = s == in_padding ? dilated_window(c, s) : 0;
-        fit_window(c, s, c->input.sizes[s + 2]);
-    }
-    pool_output_sizes(c, ceil_mode);
-    if (c->indices.present) {
-        c->indices.rank = c->output.rank;
-        memcpy(c->indices.sizes, c->output.sizes, sizeof c->indices.sizes);
-    }
 }
 
 /* ---- Layouts ------------------------------------------------------------------------- */
@@ -523,7 +311,7 @@ static gen_layout draw_output_layout(prng *p, const case_tensor *t)
 
 static void draw_layouts(prng *p, dml_case *c, gen_info *info)
 {
-    bool pooling = c->op == OP_MAX_POOLING2;
+    bool pooling = case_module(c)->channel_dims;
     info->layout = draw_input_layout(p, &c->input);
     apply_layout(p, info->layout, &c->input, pooling);
     apply_layout(p, draw_output_layout(p, &c->output), &c->output, pooling);
@@ -548,10 +336,7 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     draw_types(&p, opt, c);
     info->dist = draw_distribution(&p, c);
     budget = draw_case_budget(&p, budget);
-    if (op_is_arg_reduce(c->op))
-        draw_arg_shape(&p, budget, c);
-    else
-        draw_pool_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
+    case_module(c)->draw_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
     draw_layouts(&p, c, info);
     case_link(c);
     c->input_data = malloc(case_tensor_bytes(&c->input));

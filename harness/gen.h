@@ -51,14 +51,7 @@ typedef struct gen_info {
 
 void gen_options_default(gen_options *opt);
 
-/* Data types the generator draws for op at feature level fl (a later level behaves as its
- * highest tested predecessor), as masks of 1u << DML_TENSOR_DATA_TYPE: inputs, outputs
- * (ARGMIN/ARGMAX index types; 0 for MAX_POOLING2, whose output type is its input type) and
- * MAX_POOLING2 indices.  All zero when op does not exist at fl. */
-typedef struct gen_type_sets {
-    uint32_t input, output, indices;
-} gen_type_sets;
-gen_type_sets gen_types_at(op_id op, DML_FEATURE_LEVEL fl);
+/* The generator draws the types op_types_at (op_module.h) gives for the drawn level. */
 /* Generates case (seed, index) into c (initialised or freed by the caller).  False, with err,
  * only when the options exclude every case (e.g. an op mask and a feature level that allow
  * no data type). */

@@ -12,6 +12,8 @@
  */
 #include "gen_values.h"
 
+#include "op_module.h"
+
 #include <string.h>
 
 #include "dtype.h"
@@ -181,7 +183,7 @@ bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_T
     case GEN_DIST_int_extremes:
         return !dtype_is_float(t);
     case GEN_DIST_padding_window:
-        return op == OP_MAX_POOLING2;
+        return op_table[op].module->has_padding;
     default:
         return dist < GEN_DIST_COUNT;
     }
@@ -202,7 +204,7 @@ static void source_init(prng *p, gen_distribution dist, const dml_case *c, value
     vs->alphabet_size = 2 + (unsigned)prng_below(p, 3);
     for (unsigned i = 0; i < vs->alphabet_size; i++)
         vs->alphabet[i] = ordinary(p, vs, prng_next(p));
-    vs->extreme_high = c->op != OP_ARGMIN;
+    vs->extreme_high = !(op_table[c->op].flags & OPF_MINIMIZES);
     if (vs->is_float)
         vs->extreme = float_max_finite(vs->ff, !vs->extreme_high);
     else
@@ -309,71 +311,21 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
     }
 }
 
-/* ARGMIN/ARGMAX: the first and last element of every reduction group (all reduced
- * coordinates 0, all reduced coordinates size - 1) get the extreme, so INCREASING and
- * DECREASING must pick different indices (D3). */
-static void stamp_reductions(const value_source *vs, const dml_case *c, const tensor_view *in,
-                             uint8_t *buf)
+/* The first and last input element deciding every output element get the extreme: for
+ * ARGMIN/ARGMAX, INCREASING and DECREASING must then pick different indices (D3); for
+ * pooling the first one wins and a backend scanning backwards picks the last.  Every store
+ * writes the same value, so the order of the walk does not matter. */
+static void stamp_decider_ends(const value_source *vs, const dml_case *c, const tensor_view *in,
+                               uint8_t *buf)
 {
-    tensor_view out = *in;
-    uint64_t last_delta = 0;
-    out.elements = 1;
-    for (UINT a = 0; a < c->axis_count; a++) {
-        UINT axis = c->axes[a];
-        last_delta += (uint64_t)(in->sizes[axis] - 1) * in->strides[axis];
-        out.sizes[axis] = 1;
-    }
-    for (unsigned d = 0; d < out.rank; d++)
-        out.elements *= out.sizes[d];
-    uint32_t coords[DML_MAX_RANK] = { 0 };
-    uint64_t first = 0;
-    for (uint64_t i = 0; i < out.elements; i++) {
-        store(vs, buf, first, vs->extreme);
-        store(vs, buf, first + last_delta, vs->extreme);
-        step_coords(&out, coords, &first);
-    }
-}
-
-/* First and last tap of a dilated window that fall inside [0, in); false when none does
- * (the window lies entirely in padding along this dimension). */
-static bool window_taps(int64_t start, int64_t window, int64_t dilation, int64_t in,
-                        int64_t *first, int64_t *last)
-{
-    int64_t j_first = start < 0 ? (-start + dilation - 1) / dilation : 0;
-    if (in - 1 - start < 0)
-        return false;
-    int64_t j_last = (in - 1 - start) / dilation;
-    if (j_last > window - 1)
-        j_last = window - 1;
-    if (j_first > j_last)
-        return false;
-    *first = start + j_first * dilation;
-    *last = start + j_last * dilation;
-    return true;
-}
-
-/* MAX_POOLING2: the first and last input element of every window get the extreme (the
- * first one wins under D3; a backend scanning backwards picks the last). */
-static void stamp_windows(const value_source *vs, const dml_case *c, const tensor_view *in,
-                          uint8_t *buf)
-{
+    const op_module *m = case_module(c);
     tensor_view out;
     case_tensor_view(&c->output, &out);
-    uint32_t oc[DML_MAX_RANK] = { 0 }, lo[DML_MAX_RANK], hi[DML_MAX_RANK];
+    uint32_t oc[DML_MAX_RANK] = { 0 }, first[DML_MAX_RANK], last[DML_MAX_RANK];
     for (uint64_t i = 0; i < out.elements; i++) {
-        bool inside = true;
-        lo[0] = hi[0] = oc[0];
-        lo[1] = hi[1] = oc[1];
-        for (UINT s = 0; s < c->spatial_count && inside; s++) {
-            int64_t start = (int64_t)oc[s + 2] * c->pool_strides[s] - c->start_padding[s];
-            int64_t first = 0, last = 0;
-            inside = window_taps(start, c->window[s], c->dilations[s], in->sizes[s + 2], &first, &last);
-            lo[s + 2] = (uint32_t)first;
-            hi[s + 2] = (uint32_t)last;
-        }
-        if (inside) {
-            store(vs, buf, tensor_view_offset_coords(in, lo), vs->extreme);
-            store(vs, buf, tensor_view_offset_coords(in, hi), vs->extreme);
+        if (m->decider_ends(c, oc, first, last)) {
+            store(vs, buf, tensor_view_offset_coords(in, first), vs->extreme);
+            store(vs, buf, tensor_view_offset_coords(in, last), vs->extreme);
         }
         uint64_t unused = 0;
         step_coords(&out, oc, &unused);
@@ -390,8 +342,5 @@ void gen_fill_input(prng *p, gen_distribution dist, dml_case *c)
     fill_body(p, &vs, &in, c->input_data);
     if (dist != GEN_DIST_extreme_at_both_ends)
         return;
-    if (op_is_arg_reduce(c->op))
-        stamp_reductions(&vs, c, &in, c->input_data);
-    else
-        stamp_windows(&vs, c, &in, c->input_data);
+    stamp_decider_ends(&vs, c, &in, c->input_data);
 }

@@ -14,6 +14,8 @@
  */
 #include "runner.h"
 
+#include "op_module.h"
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -381,43 +383,19 @@ static const char *uint_array_text(json_text *t, const UINT *v, unsigned n)
 static const char *params_text(json_text *t, const dml_case *c)
 {
     t->len = 0;
-    t->overflow = false;
-    t->buf[0] = 0;
-    if (op_is_arg_reduce(c->op)) {
-        jt_raw(t, "{\"axes\":");
-        jt_uint_array(t, c->axes, c->axis_count);
-        jt_raw(t, c->direction == DML_AXIS_DIRECTION_DECREASING ? ",\"direction\":\"DECREASING\"}"
-                                                                : ",\"direction\":\"INCREASING\"}");
-        return t->overflow ? NULL : t->buf;
-    }
-    unsigned n = c->spatial_count;
-    jt_raw(t, "{\"window\":");
-    jt_uint_array(t, c->window, n);
-    jt_raw(t, ",\"strides\":");
-    jt_uint_array(t, c->pool_strides, n);
-    jt_raw(t, ",\"dilations\":");
-    jt_uint_array(t, c->dilations, n);
-    jt_raw(t, ",\"start_padding\":");
-    jt_uint_array(t, c->start_padding, n);
-    jt_raw(t, ",\"end_padding\":");
-    jt_uint_array(t, c->end_padding, n);
-    jt_raw(t, c->indices.present ? ",\"indices\":true}" : ",\"indices\":false}");
+    t->overflow = !case_module(c)->params_json(c, t->buf, sizeof t->buf);
     return t->overflow ? NULL : t->buf;
 }
 
-/* 'one' | 'several' | 'all', with '_shuffled' when the Axes array is not ascending. */
+/* The value of the module's "axes" coverage dimension (ARGMIN/ARGMAX), stored per case. */
 static const char *axis_kind(const dml_case *c)
 {
-    if (!op_is_arg_reduce(c->op))
-        return NULL;
-    bool ascending = true;
-    for (unsigned i = 1; i < c->axis_count; i++)
-        ascending &= c->axes[i - 1] < c->axes[i];
-    if (c->axis_count == 1)
-        return "one";
-    if (c->axis_count == c->input.rank)
-        return ascending ? "all" : "all_shuffled";
-    return ascending ? "several" : "several_shuffled";
+    const char *dims[8], *values[8];
+    unsigned n = case_module(c)->coverage(c, dims, values, 8);
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(dims[i], "axes"))
+            return values[i];
+    return NULL;
 }
 
 static json_t *value_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
@@ -1098,27 +1076,14 @@ static void tally_print(FILE *f, const tally *t)
 enum { T_OP_FL, T_INPUT, T_OUTPUT, T_INDICES, T_RANK, T_LAYOUT, T_DIST, T_AXES, T_DIRECTION,
        T_POOL, T_CLASSES, T_COUNT };
 
-/* Pooling parameter features of a case, one tally entry each. */
-static void tally_pooling(tally *t, const dml_case *c)
+/* The module's coverage pairs of a case, each into the tally of its dimension. */
+static void tally_parameters(tally *t, const dml_case *c)
 {
-    bool dilated = false, strided = false, padded = false, asymmetric = false, ceil_sized = false;
-    unsigned first_spatial = c->input.rank - c->spatial_count;
-    for (unsigned s = 0; s < c->spatial_count; s++) {
-        dilated |= c->dilations[s] > 1;
-        strided |= c->pool_strides[s] > 1;
-        padded |= c->start_padding[s] + c->end_padding[s] > 0;
-        asymmetric |= c->start_padding[s] != c->end_padding[s];
-        uint64_t span = (uint64_t)c->input.sizes[first_spatial + s] + c->start_padding[s] + c->end_padding[s];
-        uint64_t dilated_window = (uint64_t)(c->window[s] - 1) * c->dilations[s] + 1;
-        uint64_t floor_out = (span - dilated_window) / c->pool_strides[s] + 1;
-        ceil_sized |= c->output.sizes[first_spatial + s] > floor_out;
-    }
-    tally_add(t, c->spatial_count == 3 ? "3d" : "2d");
-    tally_add(t, dilated ? "dilated" : "undilated");
-    tally_add(t, strided ? "strided" : "stride1");
-    tally_add(t, asymmetric ? "asymmetric_padding" : padded ? "symmetric_padding" : "no_padding");
-    tally_add(t, ceil_sized ? "ceil_output" : "floor_output");
-    tally_add(t, c->indices.present ? "with_indices" : "without_indices");
+    const char *dims[8], *values[8];
+    unsigned n = case_module(c)->coverage(c, dims, values, 8);
+    for (unsigned i = 0; i < n; i++)
+        tally_add(&t[!strcmp(dims[i], "axes") ? T_AXES : !strcmp(dims[i], "direction") ? T_DIRECTION
+                                                                                        : T_POOL], values[i]);
 }
 
 static int runner_dry_run(const runner_options *o, dmlc_error *err)
@@ -1152,13 +1117,7 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         tally_add(&t[T_RANK], ranks[c.input.rank <= 8 ? c.input.rank : 0]);
         tally_add(&t[T_LAYOUT], gen_layout_name(info.layout));
         tally_add(&t[T_DIST], gen_distribution_name(info.dist));
-        if (op_is_arg_reduce(c.op)) {
-            tally_add(&t[T_AXES], axis_kind(&c));
-            tally_add(&t[T_DIRECTION], c.direction == DML_AXIS_DIRECTION_DECREASING ? "DECREASING"
-                                                                                      : "INCREASING");
-        } else {
-            tally_pooling(&t[T_POOL], &c);
-        }
+        tally_parameters(t, &c);
         case_outputs out;
         if (case_outputs_alloc(&out, &c)) {
             unsigned classes = ref_classify(&c, &exec, &out, NULL);

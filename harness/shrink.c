@@ -17,6 +17,7 @@
 
 #include "dtype.h"
 #include "half.h"
+#include "op_module.h"
 #include "validate.h"
 
 typedef struct reshape {
@@ -62,61 +63,26 @@ static void packed_tensor(case_tensor *t, unsigned rank, const UINT *sizes)
     t->base_alignment = 0;
 }
 
-/* Output sizes of the reshaped case; false when the pooling window no longer fits. */
+/* Output sizes of the reshaped case (the floor size, D8); false when there is none. */
 static bool derive_outputs(dml_case *n)
 {
-    UINT out[DML_MAX_RANK];
-    if (op_is_arg_reduce(n->op)) {
-        memcpy(out, n->input.sizes, sizeof out);
-        for (unsigned i = 0; i < n->axis_count; i++)
-            out[n->axes[i]] = 1;
-    } else {
-        unsigned first = n->input.rank - n->spatial_count;
-        memcpy(out, n->input.sizes, sizeof out);
-        for (unsigned s = 0; s < n->spatial_count; s++) {
-            /* SEMANTICS D8: floor((In + Start + End - dilated) / Stride) + 1. */
-            int64_t span = (int64_t)n->input.sizes[first + s] + n->start_padding[s] + n->end_padding[s];
-            int64_t dilated = (int64_t)(n->window[s] - 1) * n->dilations[s] + 1;
-            if (span < dilated)
-                return false;
-            out[first + s] = (UINT)((span - dilated) / n->pool_strides[s] + 1);
-        }
-    }
-    packed_tensor(&n->output, n->input.rank, out);
+    UINT rank, out[DML_MAX_RANK];
+    if (!case_module(n)->output_sizes(n, false, &rank, out))
+        return false;
+    packed_tensor(&n->output, rank, out);
     if (n->indices.present)
-        packed_tensor(&n->indices, n->input.rank, out);
+        packed_tensor(&n->indices, rank, out);
     return true;
 }
 
-/* Maps axes and pooling parameters through the reshape. */
+/* Maps axes and pooling parameters through the reshape (the operator's module knows which
+ * dimensions its parameters follow). */
 static bool map_parameters(const dml_case *c, const reshape *r, dml_case *n)
 {
     unsigned new_of_old[DML_MAX_RANK];
     for (unsigned i = 0; i < r->rank; i++)
         new_of_old[r->src_dim[i]] = i;
-    if (op_is_arg_reduce(c->op)) {
-        n->axis_count = 0;
-        for (unsigned i = 0; i < c->axis_count; i++)
-            if (!r->dropped[c->axes[i]])
-                n->axes[n->axis_count++] = new_of_old[c->axes[i]];
-        return n->axis_count > 0;
-    }
-    /* Pooling: N and C stay; a dropped spatial dimension takes its parameters along. */
-    unsigned first_old = c->input.rank - c->spatial_count, k = 0;
-    if (r->dropped[0] || r->dropped[1])
-        return false;
-    for (unsigned s = 0; s < c->spatial_count; s++) {
-        if (r->dropped[first_old + s])
-            continue;
-        n->window[k] = c->window[s];
-        n->pool_strides[k] = c->pool_strides[s];
-        n->dilations[k] = c->dilations[s];
-        n->start_padding[k] = c->start_padding[s];
-        n->end_padding[k] = c->end_padding[s];
-        k++;
-    }
-    n->spatial_count = k;
-    return k >= 2;
+    return case_module(c)->drop_dims(c, r->dropped, new_of_old, n);
 }
 
 /* Builds the packed candidate; false when it is not a valid case. */
@@ -213,9 +179,10 @@ static bool is_strided(const dml_case *c)
 static bool try_drop_dims(search *s)
 {
     const dml_case *c = &s->current;
-    if (c->input.rank <= 1 || (c->op == OP_MAX_POOLING2 && c->spatial_count < 3))
+    if (c->input.rank <= 1)
         return false;
-    for (unsigned d = c->op == OP_MAX_POOLING2 ? 2 : 0; d < c->input.rank; d++) {
+    /* Candidates the module refuses (drop_dims) are never offered: they cost no budget. */
+    for (unsigned d = 0; d < c->input.rank; d++) {
         UINT ends[2] = { 0, c->input.sizes[d] - 1 };
         for (int e = 0; e < (ends[1] ? 2 : 1); e++) {
             reshape r;
@@ -250,19 +217,19 @@ static bool try_smaller_sizes(search *s)
     return false;
 }
 
-/* Fewer reduced axes (ARGMIN/ARGMAX). */
-static bool try_fewer_axes(search *s)
+/* The operator's own simpler variants (fewer reduced axes; plainer pooling parameters). */
+static bool try_simpler_parameters(search *s)
 {
     const dml_case *c = &s->current;
-    if (!op_is_arg_reduce(c->op) || c->axis_count < 2)
-        return false;
-    for (unsigned i = 0; i < c->axis_count; i++) {
+    for (unsigned k = 0;; k++) {
         dml_case n;
         if (!case_copy(&n, c))
             return false;
-        memmove(&n.axes[i], &n.axes[i + 1], sizeof(UINT) * (n.axis_count - i - 1));
-        n.axis_count--;
         dmlc_error err;
+        if (!case_module(c)->simplify(c, k, &n)) {
+            case_free(&n);
+            return false;
+        }
         if (!derive_outputs(&n) || (case_link(&n), !validate_case(&n, &err))) {
             case_free(&n);
             continue;
@@ -270,39 +237,6 @@ static bool try_fewer_axes(search *s)
         if (offer(s, &n, true))
             return true;
     }
-    return false;
-}
-
-/* Plainer pooling parameters: window, stride and dilation toward 1, padding toward 0,
- * no indices tensor. */
-static bool try_plainer_pooling(search *s)
-{
-    const dml_case *c = &s->current;
-    if (c->op != OP_MAX_POOLING2)
-        return false;
-    for (unsigned k = 0; k < 6 * c->spatial_count + 1; k++) {
-        dml_case n;
-        if (!case_copy(&n, c))
-            return false;
-        unsigned sp = k / 6;
-        switch (k < 6 * c->spatial_count ? k % 6 : 6) {
-        case 0: n.window[sp] = 1; break;
-        case 1: n.window[sp] = n.window[sp] > 1 ? n.window[sp] - 1 : 1; break;
-        case 2: n.pool_strides[sp] = 1; break;
-        case 3: n.dilations[sp] = 1; break;
-        case 4: n.start_padding[sp] = 0; break;
-        case 5: n.end_padding[sp] = 0; break;
-        default: n.indices.present = false; break;
-        }
-        dmlc_error err;
-        if (!derive_outputs(&n) || (case_link(&n), !validate_case(&n, &err))) {
-            case_free(&n);
-            continue;
-        }
-        if (offer(s, &n, true))
-            return true;
-    }
-    return false;
 }
 
 /* Numeric order key of an element (floats by value; NaN has none). */
@@ -390,8 +324,8 @@ bool shrink_case(const dml_case *c, shrink_predicate still_fails, void *ctx, uns
         try_reshape(&s, &r, false);
     }
     while (s.stats->tried < budget) {
-        if (try_drop_dims(&s) || try_fewer_axes(&s) || try_smaller_sizes(&s)
-            || try_plainer_pooling(&s) || try_simpler_values(&s))
+        if (try_drop_dims(&s) || try_simpler_parameters(&s) || try_smaller_sizes(&s)
+            || try_simpler_values(&s))
             continue;
         break;
     }

@@ -1,6 +1,8 @@
 /* case.c: ownership and DML-pointer plumbing of dml_case. */
 #include "case.h"
 
+#include "op_module.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,20 +108,7 @@ void case_link(dml_case *c)
     if (c->op >= OP_COUNT)
         return;
     c->op_desc.Type = op_table[c->op].dml_type;
-    if (op_is_arg_reduce(c->op)) {
-        /* ARGMIN and ARGMAX descriptors have identical layouts. */
-        c->dml.argmax = (DML_ARGMAX_OPERATOR_DESC){
-            &c->input.desc, &c->output.desc, c->axis_count, c->axes, c->direction,
-        };
-        c->op_desc.Desc = &c->dml.argmax;
-    } else {
-        c->dml.max_pooling2 = (DML_MAX_POOLING2_OPERATOR_DESC){
-            &c->input.desc, &c->output.desc, c->indices.present ? &c->indices.desc : NULL,
-            c->spatial_count, c->pool_strides, c->window, c->start_padding, c->end_padding,
-            c->dilations,
-        };
-        c->op_desc.Desc = &c->dml.max_pooling2;
-    }
+    op_table[c->op].module->link(c);
 }
 
 const char *nan_policy_name(nan_policy p)

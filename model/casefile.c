@@ -30,6 +30,7 @@
 
 #include "compare.h"
 #include "dtype.h"
+#include "op_module.h"
 
 #define PATH_MAX_LEN 96
 
@@ -619,14 +620,30 @@ static bool parse_feature_level(const json_t *v, DML_FEATURE_LEVEL *fl, dmlc_err
     return true;
 }
 
-static const char *const arg_reduce_fields[] = {
-    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "Axes", "AxisDirection",
-    "input", "expected", NULL,
+/* Fields every case file may hold; the operator's module adds its own (op_module.h). */
+static const char *const common_fields[] = {
+    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "input", "expected",
 };
-static const char *const pooling_fields[] = {
-    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "OutputIndicesTensor",
-    "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "input", "expected", NULL,
-};
+#define COMMON_FIELD_COUNT (sizeof common_fields / sizeof common_fields[0])
+#define MAX_CASE_FIELDS 32
+
+/* Whether op's descriptor has field f (MAX_POOLING1 has no Dilations). */
+static bool field_exists(const op_field *f, op_id op)
+{
+    return (op_table[op].flags & f->needs_flags) == f->needs_flags;
+}
+
+/* The fields a case file of op may hold, NULL-terminated, into out[MAX_CASE_FIELDS]. */
+static void allowed_fields(op_id op, const char **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < COMMON_FIELD_COUNT; i++)
+        out[n++] = common_fields[i];
+    for (const op_field *f = op_table[op].module->fields; f->name && n + 1 < MAX_CASE_FIELDS; f++)
+        if (field_exists(f, op))
+            out[n++] = f->name;
+    out[n] = NULL;
+}
 
 static bool require(const json_t *root, const char *key, const json_t **out, dmlc_error *err)
 {
@@ -634,34 +651,58 @@ static bool require(const json_t *root, const char *key, const json_t **out, dml
     return *out ? true : err_set(err, "%s: missing (required)", key);
 }
 
-static bool parse_arg_reduce_fields(const json_t *root, dml_case *c, dmlc_error *err)
+/* An array field sharing its count with an earlier one (the pooling arrays share
+ * DimensionCount) must have as many entries. */
+static bool check_shared_count(const op_field *fields, const op_field *f, const dml_case *c,
+                               UINT count, dmlc_error *err)
 {
-    const json_t *axes, *direction;
-    return require(root, "Axes", &axes, err)
-        && parse_uint_array(axes, "Axes", 0, DML_MAX_RANK, c->axes, &c->axis_count, err)
-        && require(root, "AxisDirection", &direction, err)
-        && parse_direction(direction, &c->direction, err);
+    for (const op_field *g = fields; g < f; g++)
+        if (g->kind == OP_FIELD_UINTS && g->count_offset == f->count_offset && field_exists(g, c->op)) {
+            UINT first = *(const UINT *)((const char *)c + g->count_offset);
+            if (count != first)
+                return err_set(err, "%s: has %u entries but %s has %u (they share DimensionCount)",
+                               f->name, count, g->name, first);
+            return true;
+        }
+    return true;
 }
 
-/* The five pooling arrays share one DimensionCount, so they must have equal lengths. */
-static bool parse_pooling_fields(const json_t *root, dml_case *c, dmlc_error *err)
+static bool parse_op_field(const json_t *root, const op_field *fields, const op_field *f,
+                           dml_case *c, dmlc_error *err)
 {
-    static const char *const names[] = { "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations" };
-    UINT *arrays[] = { c->pool_strides, c->window, c->start_padding, c->end_padding, c->dilations };
-    const UINT minimum[] = { 0, 0, 0, 0, 0 }; /* >= 1 rules are the validator's (it names them) */
-    for (int i = 0; i < 5; i++) {
-        const json_t *v;
+    const json_t *v = json_object_get(root, f->name);
+    if (!v)
+        return f->required ? err_set(err, "%s: missing (required)", f->name) : true;
+    void *at = (char *)c + f->offset;
+    switch (f->kind) {
+    case OP_FIELD_DIRECTION:
+        return parse_direction(v, at, err);
+    case OP_FIELD_TENSOR:
+        return parse_tensor(v, f->name, at, err);
+    case OP_FIELD_UINTS: {
+        /* >= 1 rules are the validator's (it names them), so the minimum here is 0. */
         UINT count;
-        if (!require(root, names[i], &v, err)
-            || !parse_uint_array(v, names[i], minimum[i], DML_MAX_SPATIAL, arrays[i], &count, err))
+        if (!parse_uint_array(v, f->name, 0, f->max_count, at, &count, err)
+            || !check_shared_count(fields, f, c, count, err))
             return false;
-        if (i > 0 && count != c->spatial_count)
-            return err_set(err, "%s: has %u entries but %s has %u (they share DimensionCount)",
-                           names[i], count, names[0], c->spatial_count);
-        c->spatial_count = count;
+        *(UINT *)((char *)c + f->count_offset) = count;
+        return true;
     }
-    const json_t *indices = json_object_get(root, "OutputIndicesTensor");
-    return !indices || parse_tensor(indices, "OutputIndicesTensor", &c->indices, err);
+    }
+    return err_set(err, "%s: internal error: unknown field kind %d", f->name, (int)f->kind);
+}
+
+/* The operator's fields, tensors last (a file with several errors reports the same first
+ * error as before tensors were fields). */
+static bool parse_operator_fields(const json_t *root, dml_case *c, dmlc_error *err)
+{
+    const op_field *fields = op_table[c->op].module->fields;
+    for (int tensors = 0; tensors < 2; tensors++)
+        for (const op_field *f = fields; f->name; f++)
+            if (field_exists(f, c->op) && (f->kind == OP_FIELD_TENSOR) == tensors
+                && !parse_op_field(root, fields, f, c, err))
+                return false;
+    return true;
 }
 
 static void format_coords(const tensor_view *v, uint64_t logical, char *buf, size_t size)
@@ -794,9 +835,10 @@ static bool parse_op(const json_t *root, dml_case *c, dmlc_error *err)
     if (!strncmp(name, "DML_OPERATOR_", 13))
         name += 13;
     c->op = op_from_name(name);
+    char names[128];
     if (c->op == OP_COUNT)
-        return err_set(err, "op: unknown operator \"%s\" (ARGMIN, ARGMAX or MAX_POOLING2)",
-                       json_string_value(op));
+        return err_set(err, "op: unknown operator \"%s\" (%s)", json_string_value(op),
+                       op_names_list(names, sizeof names));
     return true;
 }
 
@@ -805,7 +847,8 @@ static bool parse_header(const json_t *root, dml_case *c, dmlc_error *err)
     const json_t *v;
     if (!parse_op(root, c, err))
         return false;
-    const char *const *fields = op_is_arg_reduce(c->op) ? arg_reduce_fields : pooling_fields;
+    const char *fields[MAX_CASE_FIELDS];
+    allowed_fields(c->op, fields);
     if (!check_fields(root, "", fields, op_table[c->op].name, err))
         return false;
     if ((v = json_object_get(root, "feature_level")) && !parse_feature_level(v, &c->feature_level, err))
@@ -833,9 +876,8 @@ static bool parse_root(const parser *p, const json_t *root, dml_case *c)
         || !require(root, "OutputTensor", &output_tensor, p->err)
         || !parse_tensor(output_tensor, "OutputTensor", &c->output, p->err))
         return false;
-    bool ok = op_is_arg_reduce(c->op) ? parse_arg_reduce_fields(root, c, p->err)
-                                      : parse_pooling_fields(root, c, p->err);
-    if (!ok || !parse_input(p, root, c) || !parse_expected(p, root, c))
+    if (!parse_operator_fields(root, c, p->err) || !parse_input(p, root, c)
+        || !parse_expected(p, root, c))
         return false;
     case_link(c);
     return true;
@@ -1003,23 +1045,29 @@ static json_t *tensor_json(const case_tensor *t)
     return obj;
 }
 
+static json_t *direction_json(DML_AXIS_DIRECTION d)
+{
+    return d == DML_AXIS_DIRECTION_INCREASING ? json_string("INCREASING")
+        : d == DML_AXIS_DIRECTION_DECREASING ? json_string("DECREASING")
+                                             : json_integer(d);
+}
+
 static int set_operator_fields(json_t *root, const dml_case *c)
 {
-    if (op_is_arg_reduce(c->op)) {
-        json_t *direction = c->direction == DML_AXIS_DIRECTION_INCREASING ? json_string("INCREASING")
-            : c->direction == DML_AXIS_DIRECTION_DECREASING ? json_string("DECREASING")
-                                                            : json_integer(c->direction);
-        return json_object_set_new(root, "Axes", uint_array_json(c->axes, c->axis_count))
-            | json_object_set_new(root, "AxisDirection", direction);
-    }
     int failed = 0;
-    if (c->indices.present)
-        failed |= json_object_set_new(root, "OutputIndicesTensor", tensor_json(&c->indices));
-    return failed | json_object_set_new(root, "Strides", uint_array_json(c->pool_strides, c->spatial_count))
-        | json_object_set_new(root, "WindowSize", uint_array_json(c->window, c->spatial_count))
-        | json_object_set_new(root, "StartPadding", uint_array_json(c->start_padding, c->spatial_count))
-        | json_object_set_new(root, "EndPadding", uint_array_json(c->end_padding, c->spatial_count))
-        | json_object_set_new(root, "Dilations", uint_array_json(c->dilations, c->spatial_count));
+    for (const op_field *f = op_table[c->op].module->fields; f->name; f++) {
+        const void *at = (const char *)c + f->offset;
+        if (!field_exists(f, c->op))
+            continue;
+        if (f->kind == OP_FIELD_TENSOR && ((const case_tensor *)at)->present)
+            failed |= json_object_set_new(root, f->name, tensor_json(at));
+        else if (f->kind == OP_FIELD_DIRECTION)
+            failed |= json_object_set_new(root, f->name, direction_json(*(const DML_AXIS_DIRECTION *)at));
+        else if (f->kind == OP_FIELD_UINTS)
+            failed |= json_object_set_new(root, f->name, uint_array_json(at,
+                                          *(const UINT *)((const char *)c + f->count_offset)));
+    }
+    return failed;
 }
 
 /* {"output": [...], "indices": [...]} from buffers, or from c's expected arrays. */

@@ -1,14 +1,32 @@
 /* op.c: the operator table and feature-level names. */
 #include "op.h"
 
+#include "op_module.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+/* Every module a row names must exist: a row with a new family fails to link until its
+ * module does. */
 const op_info op_table[OP_COUNT] = {
-#define OP(id, stem) { OP_##id, #id, #stem, DML_OPERATOR_##id },
+#define OP(id, stem, module, since, flags)                                                \
+    { OP_##id, #id, #stem, DML_OPERATOR_##id, &op_module_##module, #module,               \
+      DML_FEATURE_LEVEL_##since, flags },
 #include "ops.def"
 };
+
+const char *op_names_list(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < OP_COUNT && used < size; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == OP_COUNT ? " or " : ", ";
+        int n = snprintf(buf + used, size - used, "%s%s", sep, op_table[i].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
 
 op_id op_from_name(const char *name)
 {

@@ -9,9 +9,9 @@
  *   followed out of bounds.
  * - All size arithmetic is 64-bit and overflow-checked (__builtin_*_overflow or bounds that
  *   make overflow impossible, stated where used).
- * - The rules are data: rules_table (one row per ops.def row) gives each operator its
- *   introduction level and checker; dtype_since tables give, per tensor of each operator, the
- *   level at which each data type became legal.  A later feature level behaves as its highest
+ * - The rules are data: ops.def gives each operator its introduction level and module; the
+ *   module (model/ops/) gives its checker and, per tensor, the level at which each data type
+ *   became legal (dtype_since tables).  A later feature level behaves as its highest
  *   known predecessor (fl_effective); messages quote the level the caller asked for.
  * - Every failure names the field, what was found, what is required and why, e.g.
  *   "OutputTensor.Sizes[1] is 3 but axis 1 is reduced, so it must be 1".
@@ -19,6 +19,8 @@
  *   check, freed before returning.
  */
 #include "validate.h"
+
+#include "op_module.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -28,8 +30,6 @@
 #include "dtype.h"
 #include "tensor.h"
 
-#define FL(level) DML_FEATURE_LEVEL_##level
-#define DT(type) DML_TENSOR_DATA_TYPE_##type
 
 /* The highest element count DirectML accepts in one tensor (SEMANTICS "Tensors"). */
 #define MAX_TENSOR_ELEMENTS UINT64_C(0xffffffff)
@@ -37,91 +37,10 @@
  * beyond this (16 Mi offsets, a 2 MiB bitmap) are not enumerated (see check_alias_exact). */
 #define ALIAS_BITMAP_MAX_SPAN (UINT64_C(1) << 24)
 
-/* ARGMIN and ARGMAX share one checker, which reads both through the ARGMAX type. */
-_Static_assert(sizeof(DML_ARGMIN_OPERATOR_DESC) == sizeof(DML_ARGMAX_OPERATOR_DESC)
-               && offsetof(DML_ARGMIN_OPERATOR_DESC, InputTensor) == offsetof(DML_ARGMAX_OPERATOR_DESC, InputTensor)
-               && offsetof(DML_ARGMIN_OPERATOR_DESC, OutputTensor) == offsetof(DML_ARGMAX_OPERATOR_DESC, OutputTensor)
-               && offsetof(DML_ARGMIN_OPERATOR_DESC, AxisCount) == offsetof(DML_ARGMAX_OPERATOR_DESC, AxisCount)
-               && offsetof(DML_ARGMIN_OPERATOR_DESC, Axes) == offsetof(DML_ARGMAX_OPERATOR_DESC, Axes)
-               && offsetof(DML_ARGMIN_OPERATOR_DESC, AxisDirection) == offsetof(DML_ARGMAX_OPERATOR_DESC, AxisDirection),
-               "ARGMIN and ARGMAX descriptors must share a layout");
 
 /* ---------------------------------------------------------------------------------------- */
 /* Rule tables                                                                               */
 /* ---------------------------------------------------------------------------------------- */
-
-/* A data type one tensor of one operator accepts, and the feature level that added it. */
-typedef struct dtype_since {
-    DML_TENSOR_DATA_TYPE type;
-    DML_FEATURE_LEVEL since;
-} dtype_since;
-
-/* What one tensor of an operator must satisfy beyond the generic buffer-tensor rules. */
-typedef struct tensor_rule {
-    const char *field; /* "InputTensor": the descriptor member, used in messages */
-    bool is_output;
-    UINT min_rank, max_rank;
-    const dtype_since *types; /* terminated by DML_TENSOR_DATA_TYPE_UNKNOWN */
-} tensor_rule;
-
-/* SPEC ARGMIN/ARGMAX "Tensor support": FL 3_0 table, FL 4_1 adds INT64 and UINT64 inputs. */
-static const dtype_since arg_reduce_input_types[] = {
-    { DT(FLOAT32), FL(3_0) }, { DT(FLOAT16), FL(3_0) }, { DT(INT32), FL(3_0) },
-    { DT(INT16), FL(3_0) },   { DT(INT8), FL(3_0) },    { DT(UINT32), FL(3_0) },
-    { DT(UINT16), FL(3_0) },  { DT(UINT8), FL(3_0) },   { DT(INT64), FL(4_1) },
-    { DT(UINT64), FL(4_1) },  { DT(UNKNOWN), 0 },
-};
-static const dtype_since arg_reduce_output_types[] = {
-    { DT(INT32), FL(3_0) },  { DT(INT64), FL(3_0) }, { DT(UINT32), FL(3_0) },
-    { DT(UINT64), FL(3_0) }, { DT(UNKNOWN), 0 },
-};
-/* SPEC MAX_POOLING2 "Tensor support": FL 2_1 FLOAT32, FLOAT16; FL 3_0 adds INT8, UINT8;
- * SEMANTICS: FL 5_0 adds the wider integers (newest doc edition). */
-static const dtype_since pooling_value_types[] = {
-    { DT(FLOAT32), FL(2_1) }, { DT(FLOAT16), FL(2_1) }, { DT(INT8), FL(3_0) },
-    { DT(UINT8), FL(3_0) },   { DT(INT32), FL(5_0) },   { DT(INT16), FL(5_0) },
-    { DT(UINT32), FL(5_0) },  { DT(UINT16), FL(5_0) },  { DT(INT64), FL(5_0) },
-    { DT(UINT64), FL(5_0) },  { DT(UNKNOWN), 0 },
-};
-/* SPEC MAX_POOLING2: indices UINT32; SEMANTICS: UINT64 from FL 5_0. */
-static const dtype_since pooling_index_types[] = {
-    { DT(UINT32), FL(2_1) }, { DT(UINT64), FL(5_0) }, { DT(UNKNOWN), 0 },
-};
-
-/* SPEC ARGMIN/ARGMAX "Supported dimension counts": 1 to 8 for both tensors. */
-static const tensor_rule arg_reduce_input = { "InputTensor", false, 1, 8, arg_reduce_input_types };
-static const tensor_rule arg_reduce_output = { "OutputTensor", true, 1, 8, arg_reduce_output_types };
-/* SPEC MAX_POOLING2 "Supported dimension counts": 4 to 5 for all three tensors. */
-static const tensor_rule pooling_input = { "InputTensor", false, 4, 5, pooling_value_types };
-static const tensor_rule pooling_output = { "OutputTensor", true, 4, 5, pooling_value_types };
-static const tensor_rule pooling_indices = { "OutputIndicesTensor", true, 4, 5, pooling_index_types };
-
-/* The operator and levels a validation runs under. */
-typedef struct vctx {
-    const char *op_name;         /* "ARGMAX" */
-    DML_FEATURE_LEVEL requested; /* the caller's level, quoted in messages */
-    DML_FEATURE_LEVEL effective; /* the level whose rules apply (fl_effective) */
-} vctx;
-
-typedef bool (*op_checker)(const vctx *v, const void *desc, dmlc_error *err);
-
-typedef struct op_rules {
-    DML_FEATURE_LEVEL introduced; /* SPEC "Availability" */
-    op_checker check;
-} op_rules;
-
-static bool check_arg_reduce(const vctx *v, const void *desc, dmlc_error *err);
-static bool check_max_pooling2(const vctx *v, const void *desc, dmlc_error *err);
-
-static const op_rules argmin_rules = { FL(3_0), check_arg_reduce };
-static const op_rules argmax_rules = { FL(3_0), check_arg_reduce };
-static const op_rules max_pooling2_rules = { FL(2_1), check_max_pooling2 };
-
-/* One row per ops.def row: a new operator without <stem>_rules fails to compile. */
-static const op_rules *const rules_table[OP_COUNT] = {
-#define OP(id, stem) [OP_##id] = &stem##_rules,
-#include "ops.def"
-};
 
 /* ---------------------------------------------------------------------------------------- */
 /* Small helpers                                                                             */
@@ -199,7 +118,7 @@ static bool check_flags(const tensor_rule *r, const DML_BUFFER_TENSOR_DESC *b, d
 }
 
 /* The data type must be a DirectML type that this tensor accepts at the feature level. */
-static bool check_data_type(const vctx *v, const tensor_rule *r, DML_TENSOR_DATA_TYPE type,
+static bool check_data_type(const validate_ctx *v, const tensor_rule *r, DML_TENSOR_DATA_TYPE type,
                             dmlc_error *err)
 {
     for (const dtype_since *t = r->types; t->type != DT(UNKNOWN) && type != DT(UNKNOWN); t++)
@@ -231,7 +150,7 @@ static bool check_data_type(const vctx *v, const tensor_rule *r, DML_TENSOR_DATA
 
 /* DimensionCount in the operator's range (checked before Sizes is read), every size >= 1 and
  * at most 2^32-1 elements. */
-static bool check_shape(const vctx *v, const tensor_rule *r, const DML_BUFFER_TENSOR_DESC *b,
+static bool check_shape(const validate_ctx *v, const tensor_rule *r, const DML_BUFFER_TENSOR_DESC *b,
                         dmlc_error *err)
 {
     if (b->DimensionCount < r->min_rank || b->DimensionCount > r->max_rank)
@@ -438,7 +357,7 @@ static bool check_no_self_alias(const char *field, const DML_BUFFER_TENSOR_DESC 
 }
 
 /* Every rule a single tensor must meet on its own; *out is its buffer description. */
-static bool check_tensor(const vctx *v, const tensor_rule *r, const DML_TENSOR_DESC *t,
+bool validate_tensor(const validate_ctx *v, const tensor_rule *r, const DML_TENSOR_DESC *t,
                          const DML_BUFFER_TENSOR_DESC **out, dmlc_error *err)
 {
     const DML_BUFFER_TENSOR_DESC *b = NULL;
@@ -453,225 +372,11 @@ static bool check_tensor(const vctx *v, const tensor_rule *r, const DML_TENSOR_D
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* ARGMIN / ARGMAX                                                                           */
-/* ---------------------------------------------------------------------------------------- */
-
-/* SEMANTICS D2: AxisCount >= 1, axes in [0, rank-1], no duplicates.  AxisCount is bounded by
- * the rank before Axes is read, since distinct in-range axes cannot number more. */
-static bool check_axes(const vctx *v, const DML_ARGMAX_OPERATOR_DESC *d, UINT rank, dmlc_error *err)
-{
-    if (d->AxisCount == 0)
-        return err_set(err, "AxisCount is 0 but %s needs at least one axis to reduce (SEMANTICS D2)",
-                       v->op_name);
-    if (!d->Axes)
-        return err_set(err, "Axes is NULL but AxisCount is %u", d->AxisCount);
-    if (d->AxisCount > rank)
-        return err_set(err, "AxisCount is %u but InputTensor.DimensionCount is %u; axes must be "
-                       "distinct (SEMANTICS D2), so there can be at most %u", d->AxisCount, rank, rank);
-    for (UINT i = 0; i < d->AxisCount; i++) {
-        if (d->Axes[i] >= rank)
-            return err_set(err, "Axes[%u] is %u but must be in [0, %u] (InputTensor.DimensionCount "
-                           "is %u)", i, d->Axes[i], rank - 1, rank);
-        for (UINT j = 0; j < i; j++)
-            if (d->Axes[j] == d->Axes[i])
-                return err_set(err, "Axes[%u] is %u, which Axes[%u] already lists; duplicate axes "
-                               "are invalid (SEMANTICS D2)", i, d->Axes[i], j);
-    }
-    return true;
-}
-
-static bool check_direction(DML_AXIS_DIRECTION dir, dmlc_error *err)
-{
-    if (dir == DML_AXIS_DIRECTION_INCREASING || dir == DML_AXIS_DIRECTION_DECREASING)
-        return true;
-    return err_set(err, "AxisDirection is %u but must be DML_AXIS_DIRECTION_INCREASING (0) or "
-                   "DML_AXIS_DIRECTION_DECREASING (1)", (unsigned)dir);
-}
-
-/* SPEC: output rank = input rank; Sizes match the input except reduced axes, which are 1. */
-static bool check_reduced_sizes(const vctx *v, const DML_ARGMAX_OPERATOR_DESC *d,
-                                const DML_BUFFER_TENSOR_DESC *in, const DML_BUFFER_TENSOR_DESC *out,
-                                dmlc_error *err)
-{
-    if (out->DimensionCount != in->DimensionCount)
-        return err_set(err, "OutputTensor.DimensionCount is %u but InputTensor.DimensionCount is "
-                       "%u; %s keeps the rank (reduced axes become size 1)", out->DimensionCount,
-                       in->DimensionCount, v->op_name);
-    bool reduced[DML_MAX_RANK] = { false };
-    for (UINT i = 0; i < d->AxisCount; i++)
-        reduced[d->Axes[i]] = true; /* in range: check_axes ran first */
-    for (UINT i = 0; i < in->DimensionCount; i++) {
-        if (reduced[i] && out->Sizes[i] != 1)
-            return err_set(err, "OutputTensor.Sizes[%u] is %u but axis %u is reduced, so it must be 1",
-                           i, out->Sizes[i], i);
-        if (!reduced[i] && out->Sizes[i] != in->Sizes[i])
-            return err_set(err, "OutputTensor.Sizes[%u] is %u but axis %u is not reduced, so it must "
-                           "equal InputTensor.Sizes[%u], %u", i, out->Sizes[i], i, i, in->Sizes[i]);
-    }
-    return true;
-}
-
-static bool check_arg_reduce(const vctx *v, const void *desc, dmlc_error *err)
-{
-    const DML_ARGMAX_OPERATOR_DESC *d = desc; /* same layout for ARGMIN: see _Static_assert */
-    const DML_BUFFER_TENSOR_DESC *in = NULL, *out = NULL;
-    return check_tensor(v, &arg_reduce_input, d->InputTensor, &in, err)
-        && check_tensor(v, &arg_reduce_output, d->OutputTensor, &out, err)
-        && check_axes(v, d, in->DimensionCount, err)
-        && check_direction(d->AxisDirection, err)
-        && check_reduced_sizes(v, d, in, out, err);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* MAX_POOLING2                                                                              */
-/* ---------------------------------------------------------------------------------------- */
-
-/* SPEC: DimensionCount is 2 for 4-D and 3 for 5-D input (checked before any array is read);
- * every pooling array is required; all three tensors share the rank. */
-static bool check_pool_layout(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
-                              const DML_BUFFER_TENSOR_DESC *out, const DML_BUFFER_TENSOR_DESC *idx,
-                              dmlc_error *err)
-{
-    if (d->DimensionCount != 2 && d->DimensionCount != 3)
-        return err_set(err, "DimensionCount is %u but MAX_POOLING2 pools 2 or 3 spatial dimensions",
-                       d->DimensionCount);
-    if (d->DimensionCount != in->DimensionCount - 2)
-        return err_set(err, "DimensionCount is %u but InputTensor.DimensionCount is %u, which has %u "
-                       "spatial dimensions after N and C", d->DimensionCount, in->DimensionCount,
-                       in->DimensionCount - 2);
-    static const char *const names[] = { "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations" };
-    const UINT *arrays[] = { d->Strides, d->WindowSize, d->StartPadding, d->EndPadding, d->Dilations };
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        if (!arrays[i])
-            return err_set(err, "%s is NULL but MAX_POOLING2 requires DimensionCount (%u) values",
-                           names[i], d->DimensionCount);
-    if (out->DimensionCount != in->DimensionCount)
-        return err_set(err, "OutputTensor.DimensionCount is %u but InputTensor.DimensionCount is %u; "
-                       "they must match", out->DimensionCount, in->DimensionCount);
-    if (idx && idx->DimensionCount != out->DimensionCount)
-        return err_set(err, "OutputIndicesTensor.DimensionCount is %u but OutputTensor.DimensionCount "
-                       "is %u; they must match", idx->DimensionCount, out->DimensionCount);
-    return true;
-}
-
-/* SEMANTICS: Strides, WindowSize and Dilations are at least 1. */
-static bool check_pool_params(const DML_MAX_POOLING2_OPERATOR_DESC *d, dmlc_error *err)
-{
-    static const char *const names[] = { "Strides", "WindowSize", "Dilations" };
-    const UINT *arrays[] = { d->Strides, d->WindowSize, d->Dilations };
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        for (UINT i = 0; i < d->DimensionCount; i++)
-            if (arrays[a][i] == 0)
-                return err_set(err, "%s[%u] is 0 but must be at least 1", names[a], i);
-    return true;
-}
-
-/* One spatial dimension's sizes, all in 64 bits: each input is a UINT, so the sums below
- * stay under 2^34 and (WindowSize-1)*Dilation+1 under 2^64; no step can overflow. */
-typedef struct pool_extent {
-    uint64_t padded;  /* In + StartPadding + EndPadding */
-    uint64_t dilated; /* (WindowSize - 1) * Dilation + 1 */
-    uint64_t floor_size, ceil_size; /* ceil_size 0 when no ceil-sized output is allowed */
-    bool ceil_starts_in_end_padding; /* a ceil size exists but its last window starts too late */
-} pool_extent;
-
-/* SEMANTICS D8: floor size, and the ceil size (one more) when the division has a remainder
- * and the last window still starts inside In + StartPadding. */
-static void pool_extent_of(const DML_MAX_POOLING2_OPERATOR_DESC *d, UINT in_size, UINT i,
-                           pool_extent *e)
-{
-    e->padded = (uint64_t)in_size + d->StartPadding[i] + d->EndPadding[i];
-    e->dilated = ((uint64_t)d->WindowSize[i] - 1) * d->Dilations[i] + 1;
-    e->floor_size = e->ceil_size = 0;
-    e->ceil_starts_in_end_padding = false;
-    if (e->dilated > e->padded)
-        return;
-    uint64_t room = e->padded - e->dilated, stride = d->Strides[i];
-    e->floor_size = room / stride + 1;
-    bool last_starts_inside = e->floor_size * stride < (uint64_t)in_size + d->StartPadding[i];
-    if (room % stride && last_starts_inside)
-        e->ceil_size = e->floor_size + 1;
-    e->ceil_starts_in_end_padding = room % stride && !last_starts_inside;
-}
-
-static bool check_pool_spatial(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
-                               const DML_BUFFER_TENSOR_DESC *out, UINT i, dmlc_error *err)
-{
-    pool_extent e;
-    UINT dim = i + 2, got = out->Sizes[dim];
-    pool_extent_of(d, in->Sizes[dim], i, &e);
-    if (e.dilated > e.padded) /* SEMANTICS D9 */
-        return err_set(err, "WindowSize[%u] %u with Dilations[%u] %u spans %llu elements but the "
-                       "padded input is only %llu (InputTensor.Sizes[%u] %u + StartPadding[%u] %u + "
-                       "EndPadding[%u] %u); the dilated window must fit (SEMANTICS D9)", i,
-                       d->WindowSize[i], i, d->Dilations[i], (unsigned long long)e.dilated,
-                       (unsigned long long)e.padded, dim, in->Sizes[dim], i, d->StartPadding[i], i,
-                       d->EndPadding[i]);
-    if (got == e.floor_size || (e.ceil_size && got == e.ceil_size))
-        return true;
-    char allowed[64], why_not_ceil[128] = "";
-    if (e.ceil_size)
-        snprintf(allowed, sizeof allowed, "%llu or %llu", (unsigned long long)e.floor_size,
-                 (unsigned long long)e.ceil_size);
-    else
-        snprintf(allowed, sizeof allowed, "%llu", (unsigned long long)e.floor_size);
-    if (e.ceil_starts_in_end_padding && got == e.floor_size + 1)
-        snprintf(why_not_ceil, sizeof why_not_ceil, "; rounding up to %u is not allowed because the "
-                 "last window would start in the end padding", got);
-    return err_set(err, "OutputTensor.Sizes[%u] is %u but must be %s: (InputTensor.Sizes[%u] %u + "
-                   "StartPadding[%u] %u + EndPadding[%u] %u - dilated window %llu) / Strides[%u] %u "
-                   "+ 1, rounded down%s (SEMANTICS D8)%s", dim, got, allowed, dim, in->Sizes[dim], i,
-                   d->StartPadding[i], i, d->EndPadding[i], (unsigned long long)e.dilated, i,
-                   d->Strides[i], e.ceil_size ? " or up" : "", why_not_ceil);
-}
-
-/* SPEC: N and C pass through; spatial sizes by D8; indices have the output's sizes. */
-static bool check_pool_sizes(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
-                             const DML_BUFFER_TENSOR_DESC *out, const DML_BUFFER_TENSOR_DESC *idx,
-                             dmlc_error *err)
-{
-    static const char *const nc[] = { "batch (N)", "channel (C)" };
-    for (UINT i = 0; i < 2; i++)
-        if (out->Sizes[i] != in->Sizes[i])
-            return err_set(err, "OutputTensor.Sizes[%u] is %u but must equal InputTensor.Sizes[%u], "
-                           "%u: pooling keeps the %s dimension", i, out->Sizes[i], i, in->Sizes[i], nc[i]);
-    for (UINT i = 0; i < d->DimensionCount; i++)
-        if (!check_pool_spatial(d, in, out, i, err))
-            return false;
-    for (UINT i = 0; idx && i < out->DimensionCount; i++)
-        if (idx->Sizes[i] != out->Sizes[i])
-            return err_set(err, "OutputIndicesTensor.Sizes[%u] is %u but OutputTensor.Sizes[%u] is %u; "
-                           "both outputs have the same sizes", i, idx->Sizes[i], i, out->Sizes[i]);
-    return true;
-}
-
-static bool check_max_pooling2(const vctx *v, const void *desc, dmlc_error *err)
-{
-    const DML_MAX_POOLING2_OPERATOR_DESC *d = desc;
-    const DML_BUFFER_TENSOR_DESC *in = NULL, *out = NULL, *idx = NULL;
-    /* DirectML binds the two outputs as separate buffers; one descriptor for both means the
-     * caller meant them to be the same memory, which would alias. */
-    if (d->OutputIndicesTensor && d->OutputIndicesTensor == d->OutputTensor)
-        return err_set(err, "OutputIndicesTensor is the same DML_TENSOR_DESC as OutputTensor; the two "
-                       "outputs are separate buffers and must not alias");
-    if (!check_tensor(v, &pooling_input, d->InputTensor, &in, err)
-        || !check_tensor(v, &pooling_output, d->OutputTensor, &out, err)
-        || (d->OutputIndicesTensor && !check_tensor(v, &pooling_indices, d->OutputIndicesTensor, &idx, err)))
-        return false;
-    if (out->DataType != in->DataType) /* SPEC "Tensor constraints" */
-        return err_set(err, "OutputTensor.DataType %s differs from InputTensor.DataType %s; "
-                       "MAX_POOLING2 outputs the input's data type", dtype_name(out->DataType),
-                       dtype_name(in->DataType));
-    return check_pool_layout(d, in, out, idx, err) && check_pool_params(d, err)
-        && check_pool_sizes(d, in, out, idx, err);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Entry points                                                                              */
 /* ---------------------------------------------------------------------------------------- */
 
 /* Only DML_FEATURE_LEVEL values at or above the lowest level whose rules dmlcheck knows. */
-static bool resolve_level(DML_FEATURE_LEVEL fl, vctx *v, dmlc_error *err)
+static bool resolve_level(DML_FEATURE_LEVEL fl, validate_ctx *v, dmlc_error *err)
 {
     if (!strcmp(fl_name(fl), "?"))
         return err_set(err, "feature level 0x%x is not a DML_FEATURE_LEVEL value (1_0 0x1000 ... "
@@ -689,16 +394,15 @@ bool validate(op_id op, const void *desc, DML_FEATURE_LEVEL feature_level, dmlc_
 {
     if ((unsigned)op >= OP_COUNT)
         return err_set(err, "operator id %d is not one of dmlcheck's operators", (int)op);
-    vctx v = { .op_name = op_table[op].name };
+    validate_ctx v = { .op_name = op_table[op].name, .op_flags = op_table[op].flags };
     if (!resolve_level(feature_level, &v, err))
         return false;
-    const op_rules *rules = rules_table[op];
-    if (v.effective < rules->introduced) /* SPEC "Availability" */
+    if (v.effective < op_table[op].since) /* SPEC "Availability" */
         return err_set(err, "%s does not exist at feature level %s: it was introduced in %s",
-                       v.op_name, fl_name(feature_level), fl_name(rules->introduced));
+                       v.op_name, fl_name(feature_level), fl_name(op_table[op].since));
     if (!desc)
         return err_set(err, "the %s operator descriptor is NULL", v.op_name);
-    return rules->check(&v, desc, err);
+    return op_table[op].module->check(&v, desc, err);
 }
 
 bool validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL feature_level, dmlc_error *err)
@@ -721,7 +425,7 @@ bool validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL feature_
 }
 
 /* validate_argmin, validate_argmax, validate_max_pooling2: one per ops.def row. */
-#define OP(id, stem)                                                                       \
+#define OP(id, stem, module, since, flags)                                                  \
     bool validate_##stem(const void *desc, DML_FEATURE_LEVEL fl, dmlc_error *err)          \
     {                                                                                      \
         return validate(OP_##id, desc, fl, err);                                           \
@@ -751,4 +455,27 @@ bool validate_case(dml_case *c, dmlc_error *err)
     return err_prefix(err, "invalid at every feature level dmlcheck tests (%s to %s); at %s",
                       fl_name(fl_tested[0]), fl_name(fl_tested[FL_TESTED_COUNT - 1]),
                       fl_name(fl_tested[FL_TESTED_COUNT - 1]));
+}
+
+/* Types from the modules' tables: a type is in the set when it arrived at or before fl. */
+static uint32_t types_of(const tensor_rule *r, DML_FEATURE_LEVEL eff)
+{
+    uint32_t mask = 0;
+    for (const dtype_since *t = r ? r->types : NULL; t && t->type != DT(UNKNOWN); t++)
+        if (t->since <= eff)
+            mask |= 1u << t->type;
+    return mask;
+}
+
+op_type_sets op_types_at(op_id op, DML_FEATURE_LEVEL fl)
+{
+    op_type_sets s = { 0, 0, 0 };
+    DML_FEATURE_LEVEL eff = fl_effective(fl);
+    if ((unsigned)op >= OP_COUNT || !eff || eff < op_table[op].since)
+        return s;
+    const op_tensor_rules *t = op_table[op].module->tensors;
+    s.input = types_of(t->input, eff);
+    s.output = t->output_is_input_type ? 0 : types_of(t->output, eff);
+    s.indices = types_of(t->indices, eff);
+    return s;
 }

@@ -18,7 +18,7 @@ bool validate(op_id op, const void *desc, DML_FEATURE_LEVEL feature_level, dmlc_
 bool validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL feature_level,
                        dmlc_error *err);
 
-#define OP(id, stem) bool validate_##stem(const void *desc, DML_FEATURE_LEVEL fl, dmlc_error *err);
+#define OP(id, stem, module, since, flags) bool validate_##stem(const void *desc, DML_FEATURE_LEVEL fl, dmlc_error *err);
 #include "ops.def"
 
 /* Validates a case at its feature level; when c->feature_level is 0, finds the lowest tested

@@ -15,7 +15,7 @@
  * float scan, which agrees with order.h whenever it sees no NaN and selects something; when
  * it sees a NaN or an all-(-inf) run, the run is rescanned exactly through keys.
  */
-#include "arg_reduce.h"
+#include "reference.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -343,9 +343,10 @@ static void write_indices(const dml_case *c, const arg_state *st, uint64_t out_c
     }
 }
 
-unsigned arg_reduce_run(const dml_case *c, const exec_options *opt, case_outputs *out,
-                        bool minimize)
+/* ARGMIN and ARGMAX differ only in the orientation of the order (OPF_MINIMIZES). */
+unsigned ref_arg_reduce(const dml_case *c, const exec_options *opt, case_outputs *out)
 {
+    const bool minimize = op_table[c->op].flags & OPF_MINIMIZES;
     arg_plan plan;
     plan_build(c, &plan);
     /* Only the fields before the key scratch block need zeroing: keys[] is always written

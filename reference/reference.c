@@ -1,7 +1,7 @@
 /*
  * reference.c: the reference engine's entry points.  ref_run dispatches on the operator
- * through a table built from ops.def (one row per operator, ref_<stem> in
- * reference/<stem>.c); ref_classify adds the class that needs a second run (SEMANTICS D6).
+ * through a table built from ops.def (ref_<module> in reference/<module>.c for each
+ * operator's family); ref_classify adds the class that needs a second run (SEMANTICS D6).
  */
 #include "reference.h"
 
@@ -12,7 +12,7 @@
 #include "compare.h"
 
 static const ref_fn ref_table[OP_COUNT] = {
-#define OP(id, stem) [OP_##id] = ref_##stem,
+#define OP(id, stem, module, since, flags) [OP_##id] = ref_##module,
 #include "ops.def"
 };
 

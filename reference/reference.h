@@ -1,6 +1,7 @@
 /*
- * reference.h: the bit-exact reference engine.  One file per operator (reference/<stem>.c
- * defines ref_<stem>), plain loops in memory order.  The ordering rule (NaN, +-0, ties) is
+ * reference.h: the bit-exact reference engine.  One file per operator family
+ * (reference/<module>.c defines ref_<module>, ops.def's module column), plain loops in
+ * memory order.  The ordering rule (NaN, +-0, ties) is
  * written once, in reference/order.h.  Every entry point takes a case the validator
  * accepted; behaviour on an invalid case is undefined.
  */
@@ -14,7 +15,7 @@
  * never CASE_CLASS_DENORMAL, which needs a second run: see ref_classify). */
 typedef unsigned (*ref_fn)(const dml_case *c, const exec_options *opt, case_outputs *out);
 
-#define OP(id, stem) unsigned ref_##stem(const dml_case *c, const exec_options *opt, case_outputs *out);
+#define OP(id, stem, module, since, flags) unsigned ref_##module(const dml_case *c, const exec_options *opt, case_outputs *out);
 #include "ops.def"
 
 /* Dispatches on c->op through the table built from ops.def. */

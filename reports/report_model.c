@@ -8,6 +8,8 @@
  */
 #include "report_model.h"
 
+#include "op_module.h"
+
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
@@ -197,41 +199,23 @@ const char *report_verdict_name(report_verdict_kind v)
 /* ---- which cells a feature level requires ------------------------------------------- */
 
 /* A minimal tensor {1,1,1,1} (rank 4 suits every operator). */
-static void minimal_tensor(case_tensor *t, DML_TENSOR_DATA_TYPE type)
+static bool type_in(uint32_t set, DML_TENSOR_DATA_TYPE t)
 {
-    t->present = true;
-    t->type = type;
-    t->rank = 4;
-    for (unsigned i = 0; i < 4; i++)
-        t->sizes[i] = 1;
+    return t < 32 && (set >> t) & 1;
 }
 
+/* A cell exists when the operator's type tables (op_types_at) allow its combination. */
 bool report_cell_allowed(const report_cell_key *key)
 {
     if (key->op >= OP_COUNT)
         return false;
-    dml_case c;
-    case_init(&c);
-    c.op = key->op;
-    c.feature_level = key->fl;
-    minimal_tensor(&c.input, key->input);
-    minimal_tensor(&c.output, key->output);
-    if (op_is_arg_reduce(key->op)) {
-        if (key->indices != DML_TENSOR_DATA_TYPE_UNKNOWN)
-            return false;
-        c.axis_count = 1;
-        c.axes[0] = 3;
-    } else {
-        if (key->indices != DML_TENSOR_DATA_TYPE_UNKNOWN)
-            minimal_tensor(&c.indices, key->indices);
-        c.spatial_count = 2;
-        for (unsigned i = 0; i < 2; i++)
-            c.pool_strides[i] = c.window[i] = c.dilations[i] = 1;
-    }
-    case_link(&c);
-    bool ok = validate(c.op, c.op_desc.Desc, key->fl, NULL);
-    case_free(&c);
-    return ok;
+    const op_module *m = op_table[key->op].module;
+    op_type_sets t = op_types_at(key->op, key->fl);
+    bool output_ok = m->tensors->output_is_input_type ? key->output == key->input
+                                                      : type_in(t.output, key->output);
+    bool indices_ok = key->indices == DML_TENSOR_DATA_TYPE_UNKNOWN
+        ? true : m->tensors->indices && type_in(t.indices, key->indices);
+    return type_in(t.input, key->input) && output_ok && indices_ok;
 }
 
 /* Adds a zero cell for every type combination fl_tested[*] allows and no case hit. */
@@ -686,7 +670,7 @@ static const char *stem_or_none(DML_TENSOR_DATA_TYPE t)
 
 const char *report_cell_types(const report_cell_key *k, char *buf, size_t size)
 {
-    if (k->op < OP_COUNT && op_is_arg_reduce(k->op))
+    if (k->op < OP_COUNT && op_table[k->op].module->output_is_index)
         snprintf(buf, size, "%s \u2192 %s", dtype_stem(k->input), dtype_stem(k->output));
     else if (k->indices == DML_TENSOR_DATA_TYPE_UNKNOWN)
         snprintf(buf, size, "%s, no indices", dtype_stem(k->input));
@@ -698,7 +682,7 @@ const char *report_cell_types(const report_cell_key *k, char *buf, size_t size)
 const char *report_cell_id(const report_cell_key *k, char *buf, size_t size)
 {
     const char *op = k->op < OP_COUNT ? op_table[k->op].stem : "unknown";
-    if (k->op < OP_COUNT && op_is_arg_reduce(k->op))
+    if (k->op < OP_COUNT && op_table[k->op].module->output_is_index)
         snprintf(buf, size, "%s_%s_%s", op, dtype_stem(k->input), dtype_stem(k->output));
     else if (k->indices == DML_TENSOR_DATA_TYPE_UNKNOWN)
         snprintf(buf, size, "%s_%s", op, dtype_stem(k->input));

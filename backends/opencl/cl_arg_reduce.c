@@ -70,7 +70,7 @@ static bool use_columns(const ar_dim *kept, unsigned kept_rank, const ar_dim *re
 void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
                         const cl_tuning *tuning)
 {
-    cl_plan_common(plan, c, opt, c->op == OP_ARGMIN);
+    cl_plan_common(plan, c, opt, op_table[c->op].flags & OPF_MINIMIZES);
     uint64_t *p = plan->params;
     tensor_view in, out;
     case_tensor_view(&c->input, &in);

@@ -447,6 +447,21 @@ static run_status read_back(backend *b, const arena_layout *l, const dml_case *c
     return status;
 }
 
+/* The kernels by operator family (ops.def's module column); a family without a row is
+ * reported as unsupported, never run through another family's kernel. */
+static const struct { const char *module; cl_plan_fn plan; } cl_planners[] = {
+    { "arg_reduce", cl_plan_arg_reduce },
+    { "max_pooling", cl_plan_max_pooling },
+};
+
+static cl_plan_fn cl_planner_of(const dml_case *c)
+{
+    for (size_t i = 0; i < sizeof cl_planners / sizeof cl_planners[0]; i++)
+        if (!strcmp(cl_planners[i].module, op_table[c->op].module_name))
+            return cl_planners[i].plan;
+    return NULL;
+}
+
 static run_status opencl_run(backend *b, const dml_case *c, const exec_options *opt,
                              case_outputs *out, dmlc_error *err)
 {
@@ -457,11 +472,14 @@ static run_status opencl_run(backend *b, const dml_case *c, const exec_options *
     if (tuning.split_mode == CL_SPLIT_AUTO)
         tuning.split_mode = (b->dev.type & CL_DEVICE_TYPE_CPU) ? CL_SPLIT_CHUNKED
                                                                 : CL_SPLIT_INTERLEAVED;
+    cl_plan_fn planner = cl_planner_of(c);
+    if (!planner) {
+        err_set(err, "the OpenCL backend has no kernel for %s (operator family %s)",
+                op_table[c->op].name, op_table[c->op].module_name);
+        return RUN_UNSUPPORTED;
+    }
     cl_plan plan;
-    if (op_is_arg_reduce(c->op))
-        cl_plan_arg_reduce(&plan, c, &effective, &tuning);
-    else
-        cl_plan_max_pooling2(&plan, c, &effective, &tuning);
+    planner(&plan, c, &effective, &tuning);
     if (!out->indices)
         plan.params[CLP_IDX_BYTES] = 0;
 

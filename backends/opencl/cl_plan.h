@@ -57,9 +57,11 @@ typedef struct cl_plan {
  * flushing); the arena offsets are left for the backend. */
 void cl_plan_common(cl_plan *plan, const dml_case *c, const exec_options *opt, bool minimize);
 
+typedef void (*cl_plan_fn)(cl_plan *plan, const dml_case *c, const exec_options *opt,
+                           const cl_tuning *tuning);
 void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
                         const cl_tuning *tuning);
-void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_max_pooling(cl_plan *plan, const dml_case *c, const exec_options *opt,
                           const cl_tuning *tuning);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "casefile.h"
+#include "op_module.h"
 #include "dtype.h"
 #include "half.h"
 #include "prng.h"
@@ -350,9 +351,9 @@ static void random_case(prng *p, dml_case *c)
     c->op = (op_id)prng_below(p, OP_COUNT);
     c->feature_level = prng_chance(p, 1, 2) ? fl_tested[prng_below(p, FL_TESTED_COUNT)] : 0;
     DML_TENSOR_DATA_TYPE in = value_types[prng_below(p, sizeof value_types / sizeof value_types[0])];
-    UINT rank = op_is_arg_reduce(c->op) ? (UINT)prng_range(p, 1, 8) : (UINT)prng_range(p, 4, 5);
+    UINT rank = (op_table[c->op].module == &op_module_arg_reduce) ? (UINT)prng_range(p, 1, 8) : (UINT)prng_range(p, 4, 5);
     random_tensor(p, &c->input, in, rank, prng_chance(p, 1, 2));
-    if (op_is_arg_reduce(c->op)) {
+    if ((op_table[c->op].module == &op_module_arg_reduce)) {
         static const DML_TENSOR_DATA_TYPE index_types[] = { DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
                                                             DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64 };
         random_tensor(p, &c->output, index_types[prng_below(p, 4)], rank, false);
@@ -418,7 +419,7 @@ static bool cases_equal(const dml_case *a, const dml_case *b)
         && a->has_expected_output == b->has_expected_output
         && a->has_expected_indices == b->has_expected_indices
         && (!a->comment == !b->comment) && (!a->comment || !strcmp(a->comment, b->comment));
-    if (same && op_is_arg_reduce(a->op))
+    if (same && (op_table[a->op].module == &op_module_arg_reduce))
         same = a->axis_count == b->axis_count && !memcmp(a->axes, b->axes, a->axis_count * sizeof a->axes[0])
             && a->direction == b->direction;
     else if (same)

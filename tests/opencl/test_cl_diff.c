@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "dtype.h"
 #include "gen.h"
+#include "op_module.h"
 #include "reference.h"
 
 #define DEFAULT_SEED 0x0c1d1ffull
@@ -50,7 +51,7 @@ static void groups_init(diff_run *r)
 {
     r->group_count = 0;
     for (int op = 0; op < OP_COUNT; op++) {
-        uint32_t inputs = gen_types_at((op_id)op, fl_tested[FL_TESTED_COUNT - 1]).input;
+        uint32_t inputs = op_types_at((op_id)op, fl_tested[FL_TESTED_COUNT - 1]).input;
         for (size_t t = 0; t < DTYPE_COUNT; t++)
             if (inputs & (1u << dtype_table[t].type))
                 r->groups[r->group_count++] = (diff_group){ (op_id)op, dtype_table[t].type, 0, 0 };

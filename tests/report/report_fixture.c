@@ -4,6 +4,7 @@
  * so reports of these databases are reproducible byte for byte.
  */
 #include "report_fixture.h"
+#include "op_module.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -105,7 +106,7 @@ static json_t *json_uint_array(const UINT *v, unsigned n)
 static char *case_params(const dml_case *c)
 {
     json_t *o = json_object();
-    if (op_is_arg_reduce(c->op)) {
+    if ((op_table[c->op].module == &op_module_arg_reduce)) {
         json_object_set_new(o, "axes", json_uint_array(c->axes, c->axis_count));
         json_object_set_new(o, "direction", json_string(c->direction == DML_AXIS_DIRECTION_DECREASING
                                                             ? "DECREASING" : "INCREASING"));
@@ -125,7 +126,7 @@ static char *case_params(const dml_case *c)
 /* 'one' | 'several' | 'several_shuffled' | 'all' | 'all_shuffled', as schema.sql says. */
 static const char *axis_kind(const dml_case *c)
 {
-    if (!op_is_arg_reduce(c->op))
+    if (!(op_table[c->op].module == &op_module_arg_reduce))
         return NULL;
     bool ascending = true;
     for (unsigned i = 1; i < c->axis_count; i++)

@@ -13,6 +13,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "op_module.h"
 #include "reference.h"
 #include "tap.h"
 #include "validate.h"
@@ -88,7 +89,7 @@ static void describe(const dml_case *c, const gen_info *info, char *buf, size_t 
     if (c->input.has_strides)
         n += append_uints(buf + n, size - n, "strides", c->input.strides, c->input.rank);
     n += append_uints(buf + n, size - n, "out", c->output.sizes, c->output.rank);
-    if (op_is_arg_reduce(c->op)) {
+    if ((op_table[c->op].module == &op_module_arg_reduce)) {
         n += append_uints(buf + n, size - n, "axes", c->axes, c->axis_count);
         snprintf(buf + n, size - n, " dir %d", (int)c->direction);
         return;
@@ -254,7 +255,7 @@ static bool distribution_matches(const dml_case *c, gen_distribution dist)
     case GEN_DIST_padding_window:
         return c->op == OP_MAX_POOLING2;
     case GEN_DIST_extreme_at_both_ends:
-        return !op_is_arg_reduce(c->op) || extremes_at_both_ends(c, &v);
+        return !(op_table[c->op].module == &op_module_arg_reduce) || extremes_at_both_ends(c, &v);
     default:
         return true;
     }
@@ -370,7 +371,7 @@ static void count_reference(coverage *cv, dml_case *c, gen_distribution dist)
     cv->ref_nan += nan_dist && (classes & CASE_CLASS_NAN);
     cv->ref_nan_outside += !nan_dist && (classes & CASE_CLASS_NAN);
     cv->ref_denormal += dist == GEN_DIST_denormal && (classes & CASE_CLASS_DENORMAL);
-    if (dist == GEN_DIST_extreme_at_both_ends && op_is_arg_reduce(c->op))
+    if (dist == GEN_DIST_extreme_at_both_ends && (op_table[c->op].module == &op_module_arg_reduce))
         check_extremes_split(cv, c);
 }
 
@@ -396,7 +397,7 @@ static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t
     }
     cv->layout_wrong += !layout_matches(c, info->layout);
     cv->dist_wrong += !distribution_matches(c, info->dist);
-    if (op_is_arg_reduce(c->op))
+    if ((op_table[c->op].module == &op_module_arg_reduce))
         count_arg_reduce(cv, c);
     else
         count_pooling(cv, c);
@@ -452,8 +453,8 @@ static bool every_allowed_type_drawn(const coverage *cv)
     bool all = true;
     for (int op = 0; op < OP_COUNT; op++)
         for (unsigned l = 0; l < FL_TESTED_COUNT; l++) {
-            gen_type_sets s = gen_types_at((op_id)op, fl_tested[l]);
-            uint32_t outs = op_is_arg_reduce((op_id)op) ? s.output : s.indices;
+            op_type_sets s = op_types_at((op_id)op, fl_tested[l]);
+            uint32_t outs = (op_table[(op_id)op].module == &op_module_arg_reduce) ? s.output : s.indices;
             for (unsigned t = 0; t < 16; t++) {
                 bool miss = ((s.input >> t) & 1 && !cv->type[op][l][t])
                     || ((outs >> t) & 1 && !cv->out_type[op][l][t]);
@@ -561,7 +562,7 @@ static bool within_65536(const dml_case *c)
 }
 static bool is_u64_arg(const dml_case *c)
 {
-    return op_is_arg_reduce(c->op) && c->input.type == DML_TENSOR_DATA_TYPE_UINT64
+    return (op_table[c->op].module == &op_module_arg_reduce) && c->input.type == DML_TENSOR_DATA_TYPE_UINT64
         && c->feature_level >= DML_FEATURE_LEVEL_4_1;
 }
 
@@ -632,10 +633,10 @@ static bool not_oversized(const dml_case *c)
     return !c->input.has_total_bytes && !c->output.has_total_bytes && !c->indices.has_total_bytes;
 }
 
-/* For one case: every type is accepted by the validator exactly when gen_types_at lists it. */
+/* For one case: every type is accepted by the validator exactly when op_types_at lists it. */
 static bool types_agree(dml_case *c)
 {
-    gen_type_sets s = gen_types_at(c->op, c->feature_level);
+    op_type_sets s = op_types_at(c->op, c->feature_level);
     bool pooling = c->op == OP_MAX_POOLING2, agree = true;
     for (size_t i = 0; i < DTYPE_COUNT; i++) {
         DML_TENSOR_DATA_TYPE t = dtype_table[i].type;

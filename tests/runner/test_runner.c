@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "op_module.h"
 #include "classify.h"
 #include "dtype.h"
 #include "reference.h"
@@ -60,7 +61,7 @@ static run_status ties_run(backend *b, const dml_case *c, const exec_options *op
 {
     (void)b;
     dml_case flipped;
-    if (!op_is_arg_reduce(c->op) || !case_copy(&flipped, c)) {
+    if (!(op_table[c->op].module == &op_module_arg_reduce) || !case_copy(&flipped, c)) {
         ref_run(c, opt, out);
         return RUN_OK;
     }

@@ -136,7 +136,7 @@ static void pool_out_strides(const case_tensor *t, uint64_t strides[5])
         strides[i < 2 ? i : i + skip] = v.strides[i];
 }
 
-unsigned ref_max_pooling2(const dml_case *c, const exec_options *opt, case_outputs *out)
+unsigned ref_max_pooling(const dml_case *c, const exec_options *opt, case_outputs *out)
 {
     tensor_view in;
     case_tensor_view(&c->input, &in);

@@ -1,5 +1,5 @@
 /*
- * cl_max_pooling2.c: plans MAX_POOLING2 for max_pooling2.cl.  A 4-D case {N, C, H, W}
+ * cl_max_pooling.c: plans the max-pooling family (MAX_POOLING2, and every dilation 1 for its predecessors) for max_pooling2.cl.  A 4-D case {N, C, H, W}
  * becomes 5-D {N, C, 1, H, W} with a depth window of 1, stride 1, no padding, dilation 1,
  * exactly as the reference pools it, so one kernel serves both ranks.  Work-items take runs
  * of neighbouring outputs along the output's last axis (see max_pooling2.cl).
@@ -23,7 +23,7 @@ static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
     }
 }
 
-void cl_plan_max_pooling2(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_max_pooling(cl_plan *plan, const dml_case *c, const exec_options *opt,
                           const cl_tuning *tuning)
 {
     cl_plan_common(plan, c, opt, false);

@@ -1,0 +1,136 @@
+/*
+ * op_module.h: an operator family's module.  Everything that differs between operators is a
+ * member of one op_module (model/ops/<module>.c defines op_module_<module>, ops.def names it
+ * per operator): case-file fields, the DML descriptor, validation rules and type tables per
+ * feature level, the geometry (output sizes, which input elements decide an output element,
+ * what an index points at), shape generation and shrink moves, and the text that describes a
+ * case's parameters.  Code outside model/ops/ reaches operators only through this table, so
+ * a new operator is a row of ops.def plus, for a new family, one module; a hook a module
+ * leaves NULL is a failing test (tests/unit/test_op_module.c), never a silent fall-through.
+ *
+ * Every hook takes a case of the module's family; hooks never allocate.
+ */
+#ifndef DMLCHECK_OP_MODULE_H
+#define DMLCHECK_OP_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "error.h"
+#include "prng.h"
+#include "validate_kit.h"
+
+/* ---- Case-file fields (read and written by model/casefile.c from this table) ---------- */
+
+typedef enum op_field_kind {
+    OP_FIELD_UINTS,     /* an array of UINT, its length in a count member of dml_case */
+    OP_FIELD_DIRECTION, /* DML_AXIS_DIRECTION: "INCREASING", "DECREASING" or its number */
+    OP_FIELD_TENSOR,    /* an optional second output tensor (case_tensor) */
+} op_field_kind;
+
+typedef struct op_field {
+    const char *name;    /* the JSON key, DirectML's member name: "Axes", "WindowSize" */
+    op_field_kind kind;
+    bool required;
+    unsigned needs_flags; /* OPF_* an operator must have for the field to exist; 0: always */
+    size_t offset;       /* of the value in dml_case */
+    size_t count_offset; /* OP_FIELD_UINTS: of the UINT count; arrays sharing it must agree */
+    unsigned max_count;  /* OP_FIELD_UINTS: most entries */
+} op_field;
+
+/* ---- Geometry ------------------------------------------------------------------------- */
+
+/* What the deciders of one output element look like. */
+typedef struct decider_facts {
+    bool has_padding; /* some window position lies in padding */
+    bool all_padding; /* every window position does (class padding_window) */
+} decider_facts;
+
+/* Called for each input element (coordinates) that decides an output element, in the order
+ * the spec's tie rule counts them; returning true stops the walk. */
+typedef bool (*decider_visit)(const dml_case *c, const uint32_t *in, void *ctx);
+
+/* Which tensor of a family each type table applies to, for validation and generation. */
+typedef struct op_tensor_rules {
+    const tensor_rule *input, *output, *indices; /* indices NULL: the family has none */
+    bool output_is_input_type;                   /* OutputTensor.DataType == InputTensor's */
+} op_tensor_rules;
+
+struct op_module {
+    const char *name; /* "arg_reduce" */
+    /* True when OutputTensor holds positions (ARGMIN/ARGMAX); false when it holds the chosen
+     * values, with positions in an optional OutputIndicesTensor (pooling). */
+    bool output_is_index;
+    const op_field *fields; /* terminated by a NULL name */
+    const op_tensor_rules *tensors;
+
+    /* Rebuilds c->dml and c->op_desc.Desc from the plain fields (case_link calls it). */
+    void (*link)(dml_case *c);
+    /* Every rule of the family beyond the op's availability; desc is DirectML's struct. */
+    bool (*check)(const validate_ctx *v, const void *desc, dmlc_error *err);
+    /* OutputTensor sizes (and rank) for c's input and parameters; ceil: the larger size where
+     * the spec allows two (SEMANTICS D8).  False when no output exists (a window that does
+     * not fit).  The one home of the output-size formula. */
+    bool (*output_sizes)(const dml_case *c, bool ceil, UINT *rank, UINT *sizes);
+    /* Input coordinates that index value `index` of output element `out` names (D2 for arg
+     * reduce, the flat input index for pooling); false when it names none. */
+    bool (*input_of_index)(const dml_case *c, const uint32_t *out, uint64_t index, uint32_t *in);
+    /* Visits the input elements that decide output element `out`; fills *facts (may be NULL).
+     * Returns true when visit stopped the walk. */
+    bool (*visit_deciders)(const dml_case *c, const uint32_t *out, decider_visit visit, void *ctx,
+                           decider_facts *facts);
+
+    /* The first and the last input element (coordinates) that decide output element `out`,
+     * in the tie rule's order; false when none does (a window wholly in padding). */
+    bool (*decider_ends)(const dml_case *c, const uint32_t *out, uint32_t *first, uint32_t *last);
+
+    /* Generation.  Draws the input shape, the parameters and the output (and indices)
+     * sizes within `budget` input elements; c->op, types and feature level are set.
+     * padding_window: make an output element whose window lies wholly in padding. */
+    void (*draw_shape)(prng *p, uint64_t budget, bool padding_window, dml_case *c);
+    bool has_padding;  /* windows can reach into padding (distribution padding_window) */
+    bool channel_dims; /* dimensions 0 and 1 are N and C (layouts try channels-last) */
+
+    /* Shrinking.  The parameters of c mapped into n when the input dimensions marked in
+     * `dropped` (by old dimension) go and the others get numbers new_of_old[]; false when
+     * the result is no case of the family (no reduced axis left, N or C dropped...). */
+    bool (*drop_dims)(const dml_case *c, const bool *dropped, const unsigned *new_of_old,
+                      dml_case *n);
+    /* The k-th simpler variant of c's parameters, written into n (a copy of c): fewer axes,
+     * a smaller window...; false when there is no k-th.  Output sizes are redone after. */
+    bool (*simplify)(const dml_case *c, unsigned k, dml_case *n);
+
+    /* Coverage: up to max (dimension, value) pairs describing c's parameters, e.g.
+     * ("axes", "several_shuffled"), ("pooling", "dilated"); static strings.  Returns how many.
+     * The value of dimension "axes", when present, is also stored with each case. */
+    unsigned (*coverage)(const dml_case *c, const char **dims, const char **values, unsigned max);
+
+    /* The parameters for a person, one line: "axes=[1,0] direction=DECREASING". */
+    void (*describe)(const dml_case *c, char *buf, size_t size);
+    /* The parameters as a JSON object text, stored with every case and read by reports:
+     * {"axes":[1],"direction":"INCREASING"}.  False when size is too small. */
+    bool (*params_json)(const dml_case *c, char *buf, size_t size);
+};
+
+#define OP(id, stem, module, since, flags) extern const op_module op_module_##module;
+#include "ops.def"
+
+/* The module of c's operator. */
+static inline const op_module *case_module(const dml_case *c) { return op_table[c->op].module; }
+
+/* Types op accepts at feature level fl, as masks of 1u << DML_TENSOR_DATA_TYPE: inputs,
+ * outputs (positions for ARGMIN/ARGMAX; the input's type for pooling) and indices.  All zero
+ * when op does not exist at fl.  From the modules' type tables, which validation also uses. */
+typedef struct op_type_sets {
+    uint32_t input, output, indices;
+} op_type_sets;
+op_type_sets op_types_at(op_id op, DML_FEATURE_LEVEL fl);
+
+/* Logical row-major index of coordinates in t. */
+uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords);
+/* "[1,2,3]" into buf (cut short, still terminated, when it does not fit). */
+const char *op_uints_text(const UINT *v, UINT n, char *buf, size_t size);
+
+#endif

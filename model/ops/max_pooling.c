@@ -1,0 +1,535 @@
+/*
+ * max_pooling.c: the max-pooling module (op_module.h): MAX_POOLING2 (with Dilations,
+ * OPF_DILATIONS) and, by the same rules with every dilation 1, its predecessors.
+ *
+ * Geometry (SEMANTICS D7, D8): output element (n, c, o...) pools the window whose tap k of
+ * spatial dimension s sits at o[s] * Strides[s] + k * Dilations[s] - StartPadding[s]; taps
+ * outside the input are padding, which never wins.  Indices count the whole input as one
+ * flat row-major array.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "dtype.h"
+#include "op_module.h"
+#include "tensor.h"
+
+/* SPEC MAX_POOLING2 "Tensor support": FL 2_1 FLOAT32, FLOAT16; FL 3_0 adds INT8, UINT8;
+ * SEMANTICS: FL 5_0 adds the wider integers (newest doc edition). */
+static const dtype_since pooling_value_types[] = {
+    { DT(FLOAT32), FL(2_1) }, { DT(FLOAT16), FL(2_1) }, { DT(INT8), FL(3_0) },
+    { DT(UINT8), FL(3_0) },   { DT(INT32), FL(5_0) },   { DT(INT16), FL(5_0) },
+    { DT(UINT32), FL(5_0) },  { DT(UINT16), FL(5_0) },  { DT(INT64), FL(5_0) },
+    { DT(UINT64), FL(5_0) },  { DT(UNKNOWN), 0 },
+};
+/* SPEC MAX_POOLING2: indices UINT32; SEMANTICS: UINT64 from FL 5_0. */
+static const dtype_since pooling_index_types[] = {
+    { DT(UINT32), FL(2_1) }, { DT(UINT64), FL(5_0) }, { DT(UNKNOWN), 0 },
+};
+
+/* SPEC MAX_POOLING2 "Supported dimension counts": 4 to 5 for all three tensors. */
+static const tensor_rule pooling_input = { "InputTensor", false, 4, 5, pooling_value_types };
+static const tensor_rule pooling_output = { "OutputTensor", true, 4, 5, pooling_value_types };
+static const tensor_rule pooling_indices = { "OutputIndicesTensor", true, 4, 5, pooling_index_types };
+
+
+/* SPEC: DimensionCount is 2 for 4-D and 3 for 5-D input (checked before any array is read);
+ * every pooling array is required; all three tensors share the rank. */
+static bool check_pool_layout(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
+                              const DML_BUFFER_TENSOR_DESC *out, const DML_BUFFER_TENSOR_DESC *idx,
+                              dmlc_error *err)
+{
+    if (d->DimensionCount != 2 && d->DimensionCount != 3)
+        return err_set(err, "DimensionCount is %u but MAX_POOLING2 pools 2 or 3 spatial dimensions",
+                       d->DimensionCount);
+    if (d->DimensionCount != in->DimensionCount - 2)
+        return err_set(err, "DimensionCount is %u but InputTensor.DimensionCount is %u, which has %u "
+                       "spatial dimensions after N and C", d->DimensionCount, in->DimensionCount,
+                       in->DimensionCount - 2);
+    static const char *const names[] = { "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations" };
+    const UINT *arrays[] = { d->Strides, d->WindowSize, d->StartPadding, d->EndPadding, d->Dilations };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        if (!arrays[i])
+            return err_set(err, "%s is NULL but MAX_POOLING2 requires DimensionCount (%u) values",
+                           names[i], d->DimensionCount);
+    if (out->DimensionCount != in->DimensionCount)
+        return err_set(err, "OutputTensor.DimensionCount is %u but InputTensor.DimensionCount is %u; "
+                       "they must match", out->DimensionCount, in->DimensionCount);
+    if (idx && idx->DimensionCount != out->DimensionCount)
+        return err_set(err, "OutputIndicesTensor.DimensionCount is %u but OutputTensor.DimensionCount "
+                       "is %u; they must match", idx->DimensionCount, out->DimensionCount);
+    return true;
+}
+
+/* SEMANTICS: Strides, WindowSize and Dilations are at least 1. */
+static bool check_pool_params(const DML_MAX_POOLING2_OPERATOR_DESC *d, dmlc_error *err)
+{
+    static const char *const names[] = { "Strides", "WindowSize", "Dilations" };
+    const UINT *arrays[] = { d->Strides, d->WindowSize, d->Dilations };
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+        for (UINT i = 0; i < d->DimensionCount; i++)
+            if (arrays[a][i] == 0)
+                return err_set(err, "%s[%u] is 0 but must be at least 1", names[a], i);
+    return true;
+}
+
+/* One spatial dimension's sizes, all in 64 bits: each input is a UINT, so the sums below
+ * stay under 2^34 and (WindowSize-1)*Dilation+1 under 2^64; no step can overflow. */
+typedef struct pool_extent {
+    uint64_t padded;  /* In + StartPadding + EndPadding */
+    uint64_t dilated; /* (WindowSize - 1) * Dilation + 1 */
+    uint64_t floor_size, ceil_size; /* ceil_size 0 when no ceil-sized output is allowed */
+    bool ceil_starts_in_end_padding; /* a ceil size exists but its last window starts too late */
+} pool_extent;
+
+/* SEMANTICS D8: floor size, and the ceil size (one more) when the division has a remainder
+ * and the last window still starts inside In + StartPadding. */
+static void pool_extent_of(const DML_MAX_POOLING2_OPERATOR_DESC *d, UINT in_size, UINT i,
+                           pool_extent *e)
+{
+    e->padded = (uint64_t)in_size + d->StartPadding[i] + d->EndPadding[i];
+    e->dilated = ((uint64_t)d->WindowSize[i] - 1) * d->Dilations[i] + 1;
+    e->floor_size = e->ceil_size = 0;
+    e->ceil_starts_in_end_padding = false;
+    if (e->dilated > e->padded)
+        return;
+    uint64_t room = e->padded - e->dilated, stride = d->Strides[i];
+    e->floor_size = room / stride + 1;
+    bool last_starts_inside = e->floor_size * stride < (uint64_t)in_size + d->StartPadding[i];
+    if (room % stride && last_starts_inside)
+        e->ceil_size = e->floor_size + 1;
+    e->ceil_starts_in_end_padding = room % stride && !last_starts_inside;
+}
+
+static bool check_pool_spatial(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
+                               const DML_BUFFER_TENSOR_DESC *out, UINT i, dmlc_error *err)
+{
+    pool_extent e;
+    UINT dim = i + 2, got = out->Sizes[dim];
+    pool_extent_of(d, in->Sizes[dim], i, &e);
+    if (e.dilated > e.padded) /* SEMANTICS D9 */
+        return err_set(err, "WindowSize[%u] %u with Dilations[%u] %u spans %llu elements but the "
+                       "padded input is only %llu (InputTensor.Sizes[%u] %u + StartPadding[%u] %u + "
+                       "EndPadding[%u] %u); the dilated window must fit (SEMANTICS D9)", i,
+                       d->WindowSize[i], i, d->Dilations[i], (unsigned long long)e.dilated,
+                       (unsigned long long)e.padded, dim, in->Sizes[dim], i, d->StartPadding[i], i,
+                       d->EndPadding[i]);
+    if (got == e.floor_size || (e.ceil_size && got == e.ceil_size))
+        return true;
+    char allowed[64], why_not_ceil[128] = "";
+    if (e.ceil_size)
+        snprintf(allowed, sizeof allowed, "%llu or %llu", (unsigned long long)e.floor_size,
+                 (unsigned long long)e.ceil_size);
+    else
+        snprintf(allowed, sizeof allowed, "%llu", (unsigned long long)e.floor_size);
+    if (e.ceil_starts_in_end_padding && got == e.floor_size + 1)
+        snprintf(why_not_ceil, sizeof why_not_ceil, "; rounding up to %u is not allowed because the "
+                 "last window would start in the end padding", got);
+    return err_set(err, "OutputTensor.Sizes[%u] is %u but must be %s: (InputTensor.Sizes[%u] %u + "
+                   "StartPadding[%u] %u + EndPadding[%u] %u - dilated window %llu) / Strides[%u] %u "
+                   "+ 1, rounded down%s (SEMANTICS D8)%s", dim, got, allowed, dim, in->Sizes[dim], i,
+                   d->StartPadding[i], i, d->EndPadding[i], (unsigned long long)e.dilated, i,
+                   d->Strides[i], e.ceil_size ? " or up" : "", why_not_ceil);
+}
+
+/* SPEC: N and C pass through; spatial sizes by D8; indices have the output's sizes. */
+static bool check_pool_sizes(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
+                             const DML_BUFFER_TENSOR_DESC *out, const DML_BUFFER_TENSOR_DESC *idx,
+                             dmlc_error *err)
+{
+    static const char *const nc[] = { "batch (N)", "channel (C)" };
+    for (UINT i = 0; i < 2; i++)
+        if (out->Sizes[i] != in->Sizes[i])
+            return err_set(err, "OutputTensor.Sizes[%u] is %u but must equal InputTensor.Sizes[%u], "
+                           "%u: pooling keeps the %s dimension", i, out->Sizes[i], i, in->Sizes[i], nc[i]);
+    for (UINT i = 0; i < d->DimensionCount; i++)
+        if (!check_pool_spatial(d, in, out, i, err))
+            return false;
+    for (UINT i = 0; idx && i < out->DimensionCount; i++)
+        if (idx->Sizes[i] != out->Sizes[i])
+            return err_set(err, "OutputIndicesTensor.Sizes[%u] is %u but OutputTensor.Sizes[%u] is %u; "
+                           "both outputs have the same sizes", i, idx->Sizes[i], i, out->Sizes[i]);
+    return true;
+}
+
+static bool check_max_pooling2(const validate_ctx *v, const void *desc, dmlc_error *err)
+{
+    const DML_MAX_POOLING2_OPERATOR_DESC *d = desc;
+    const DML_BUFFER_TENSOR_DESC *in = NULL, *out = NULL, *idx = NULL;
+    /* DirectML binds the two outputs as separate buffers; one descriptor for both means the
+     * caller meant them to be the same memory, which would alias. */
+    if (d->OutputIndicesTensor && d->OutputIndicesTensor == d->OutputTensor)
+        return err_set(err, "OutputIndicesTensor is the same DML_TENSOR_DESC as OutputTensor; the two "
+                       "outputs are separate buffers and must not alias");
+    if (!validate_tensor(v, &pooling_input, d->InputTensor, &in, err)
+        || !validate_tensor(v, &pooling_output, d->OutputTensor, &out, err)
+        || (d->OutputIndicesTensor && !validate_tensor(v, &pooling_indices, d->OutputIndicesTensor, &idx, err)))
+        return false;
+    if (out->DataType != in->DataType) /* SPEC "Tensor constraints" */
+        return err_set(err, "OutputTensor.DataType %s differs from InputTensor.DataType %s; "
+                       "MAX_POOLING2 outputs the input's data type", dtype_name(out->DataType),
+                       dtype_name(in->DataType));
+    return check_pool_layout(d, in, out, idx, err) && check_pool_params(d, err)
+        && check_pool_sizes(d, in, out, idx, err);
+}
+
+
+/* ---- Descriptor and case file ----------------------------------------------------------- */
+
+#define POOL_ARRAY(name, member, flags)                                                       \
+    { name, OP_FIELD_UINTS, true, flags, offsetof(dml_case, member),                          \
+      offsetof(dml_case, spatial_count), DML_MAX_SPATIAL }
+static const op_field max_pooling_fields[] = {
+    { "OutputIndicesTensor", OP_FIELD_TENSOR, false, 0, offsetof(dml_case, indices), 0, 0 },
+    POOL_ARRAY("Strides", pool_strides, 0),
+    POOL_ARRAY("WindowSize", window, 0),
+    POOL_ARRAY("StartPadding", start_padding, 0),
+    POOL_ARRAY("EndPadding", end_padding, 0),
+    POOL_ARRAY("Dilations", dilations, OPF_DILATIONS),
+    { NULL, 0, false, 0, 0, 0, 0 },
+};
+
+static void max_pooling_link(dml_case *c)
+{
+    c->dml.max_pooling2 = (DML_MAX_POOLING2_OPERATOR_DESC){
+        &c->input.desc, &c->output.desc, c->indices.present ? &c->indices.desc : NULL,
+        c->spatial_count, c->pool_strides, c->window, c->start_padding, c->end_padding,
+        c->dilations,
+    };
+    c->op_desc.Desc = &c->dml.max_pooling2;
+}
+
+/* ---- Geometry ------------------------------------------------------------------------------ */
+
+/* The pooling parameters of c as DirectML's descriptor (only the arrays are set): the rules
+ * read them that way, and c->dml may not be linked yet while a case is being drawn. */
+static DML_MAX_POOLING2_OPERATOR_DESC pool_params_of(const dml_case *c)
+{
+    return (DML_MAX_POOLING2_OPERATOR_DESC){
+        NULL, NULL, NULL, c->spatial_count, c->pool_strides, c->window, c->start_padding,
+        c->end_padding, c->dilations,
+    };
+}
+
+static bool max_pooling_output_sizes(const dml_case *c, bool ceil, UINT *rank, UINT *sizes)
+{
+    const DML_MAX_POOLING2_OPERATOR_DESC d = pool_params_of(c);
+    unsigned first = c->input.rank - c->spatial_count;
+    *rank = c->input.rank;
+    memcpy(sizes, c->input.sizes, sizeof(UINT) * c->input.rank);
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        pool_extent e;
+        pool_extent_of(&d, c->input.sizes[first + s], s, &e);
+        if (!e.floor_size || e.floor_size > UINT32_MAX)
+            return false;
+        sizes[first + s] = (UINT)(ceil && e.ceil_size ? e.ceil_size : e.floor_size);
+    }
+    return true;
+}
+
+/* Coordinate of tap k of spatial dimension s for output position o (may lie in padding). */
+static int64_t tap_position(const dml_case *c, unsigned s, uint32_t o, uint64_t k)
+{
+    return (int64_t)o * c->pool_strides[s] + (int64_t)k * c->dilations[s]
+        - (int64_t)c->start_padding[s];
+}
+
+static bool max_pooling_input_of_index(const dml_case *c, const uint32_t *out, uint64_t index,
+                                       uint32_t *in)
+{
+    (void)out;
+    tensor_view v;
+    case_tensor_view(&c->input, &v);
+    if (index >= v.elements)
+        return false;
+    tensor_view_coords(&v, index, in);
+    return true;
+}
+
+/* Visits the window of `out` in row-major window order (SEMANTICS D3: the first element of
+ * the window wins a tie). */
+static bool max_pooling_visit_deciders(const dml_case *c, const uint32_t *out, decider_visit visit,
+                                       void *ctx, decider_facts *facts)
+{
+    unsigned first = c->input.rank - c->spatial_count;
+    uint64_t positions = 1;
+    for (unsigned s = 0; s < c->spatial_count; s++)
+        positions *= c->window[s];
+    decider_facts f = { .has_padding = false, .all_padding = true };
+    bool stopped = false;
+    for (uint64_t p = 0; p < positions && !stopped; p++) {
+        uint32_t in[DML_MAX_RANK];
+        memcpy(in, out, sizeof(uint32_t) * c->input.rank);
+        uint64_t rest = p;
+        bool inside = true;
+        for (unsigned s = c->spatial_count; s-- > 0;) {
+            int64_t pos = tap_position(c, s, out[first + s], rest % c->window[s]);
+            rest /= c->window[s];
+            if (pos < 0 || pos >= (int64_t)c->input.sizes[first + s])
+                inside = false;
+            else
+                in[first + s] = (uint32_t)pos;
+        }
+        f.has_padding |= !inside;
+        f.all_padding &= !inside;
+        stopped = inside && visit && visit(c, in, ctx);
+    }
+    if (facts)
+        *facts = f;
+    return stopped;
+}
+
+
+/* ---- Generation ------------------------------------------------------------------------- */
+
+/* First and last tap of a dilated window that fall inside [0, in); false when none does
+ * (the window lies entirely in padding along this dimension). */
+static bool window_taps(int64_t start, int64_t window, int64_t dilation, int64_t in,
+                        int64_t *first, int64_t *last)
+{
+    int64_t j_first = start < 0 ? (-start + dilation - 1) / dilation : 0;
+    if (in - 1 - start < 0)
+        return false;
+    int64_t j_last = (in - 1 - start) / dilation;
+    if (j_last > window - 1)
+        j_last = window - 1;
+    if (j_first > j_last)
+        return false;
+    *first = start + j_first * dilation;
+    *last = start + j_last * dilation;
+    return true;
+}
+
+static bool max_pooling_decider_ends(const dml_case *c, const uint32_t *out, uint32_t *first,
+                                     uint32_t *last)
+{
+    unsigned base = c->input.rank - c->spatial_count;
+    memcpy(first, out, sizeof(uint32_t) * base);
+    memcpy(last, out, sizeof(uint32_t) * base);
+    for (UINT s = 0; s < c->spatial_count; s++) {
+        int64_t lo = 0, hi = 0;
+        if (!window_taps(tap_position(c, s, out[base + s], 0), c->window[s], c->dilations[s],
+                         c->input.sizes[base + s], &lo, &hi))
+            return false;
+        first[base + s] = (uint32_t)lo;
+        last[base + s] = (uint32_t)hi;
+    }
+    return true;
+}
+
+static UINT dilated_window(const dml_case *c, unsigned s) { return (c->window[s] - 1) * c->dilations[s] + 1; }
+
+/* D9: the dilated window must fit the padded input; shrinks dilation, then the window. */
+static void fit_window(dml_case *c, unsigned s, UINT in)
+{
+    UINT padded = in + c->start_padding[s] + c->end_padding[s];
+    if (dilated_window(c, s) > padded)
+        c->dilations[s] = 1;
+    if (c->window[s] > padded)
+        c->window[s] = padded;
+}
+
+/* Window, dilation, stride and padding of spatial dimension s of input size `in`.  Padding
+ * is drawn below the dilated window, so windows lie entirely in padding mostly in
+ * padding_window cases (elsewhere only when dilation steps over a small input or fit_window
+ * shrinks the window; the reference classes those cases all the same). */
+static void draw_window(prng *p, dml_case *c, unsigned s, UINT in)
+{
+    bool global = prng_chance(p, 1, 8);
+    c->window[s] = global ? in : 1 + (UINT)prng_below(p, 4);
+    c->dilations[s] = global || prng_chance(p, 3, 4) ? 1 : 2 + (UINT)prng_below(p, 2);
+    c->pool_strides[s] = prng_chance(p, 1, 2) ? 1 : 1 + (UINT)prng_below(p, 4);
+    UINT dw = dilated_window(c, s);
+    c->start_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
+    c->end_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
+    fit_window(c, s, in);
+}
+
+/* Output sizes by D8 (max_pooling_output_sizes); their element count. */
+static uint64_t pool_output_sizes(dml_case *c, bool ceil_mode)
+{
+    max_pooling_output_sizes(c, ceil_mode, &c->output.rank, c->output.sizes);
+    return tensor_element_count(c->output.rank, c->output.sizes);
+}
+
+static void max_pooling_draw_shape(prng *p, uint64_t budget, bool padding_window, dml_case *c)
+{
+    c->spatial_count = 2 + (UINT)prng_below(p, 2);
+    c->input.rank = c->spatial_count + 2;
+    draw_dims(p, c->input.rank, budget, c->input.sizes);
+    for (UINT s = 0; s < c->spatial_count; s++)
+        draw_window(p, c, s, c->input.sizes[s + 2]);
+    UINT in_padding = c->spatial_count; /* none */
+    if (padding_window) {
+        /* Start padding >= the dilated window: output 0 along this dimension sees only
+         * padding (class padding_window, D7). */
+        in_padding = (UINT)prng_below(p, c->spatial_count);
+        c->start_padding[in_padding] = dilated_window(c, in_padding) + (UINT)prng_below(p, 3);
+    }
+    bool ceil_mode = prng_chance(p, 1, 3);
+    /* Padding can make the output outgrow the input: drop padding dimension by dimension
+     * until it fits (keeping just enough to make the padding window).  Without padding no
+     * output dimension exceeds its input, and the padding-window one at most doubles, so
+     * this always ends within 4x the budget. */
+    for (UINT s = 0; s < c->spatial_count; s++) {
+        if (pool_output_sizes(c, ceil_mode) <= 4 * budget)
+            break;
+        c->end_padding[s] = 0;
+        c->start_padding[s] = s == in_padding ? dilated_window(c, s) : 0;
+        fit_window(c, s, c->input.sizes[s + 2]);
+    }
+    pool_output_sizes(c, ceil_mode);
+    if (c->indices.present) {
+        c->indices.rank = c->output.rank;
+        memcpy(c->indices.sizes, c->output.sizes, sizeof c->indices.sizes);
+    }
+}
+
+
+
+/* ---- Shrinking -------------------------------------------------------------------------- */
+
+/* N and C stay; a dropped spatial dimension takes its parameters along; two must remain. */
+static bool max_pooling_drop_dims(const dml_case *c, const bool *dropped, const unsigned *new_of_old,
+                                  dml_case *n)
+{
+    (void)new_of_old;
+    unsigned first_old = c->input.rank - c->spatial_count, k = 0;
+    if (dropped[0] || dropped[1])
+        return false;
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        if (dropped[first_old + s])
+            continue;
+        n->window[k] = c->window[s];
+        n->pool_strides[k] = c->pool_strides[s];
+        n->dilations[k] = c->dilations[s];
+        n->start_padding[k] = c->start_padding[s];
+        n->end_padding[k] = c->end_padding[s];
+        k++;
+    }
+    n->spatial_count = k;
+    return k >= 2;
+}
+
+/* Variant k: per spatial dimension, window to 1 or one smaller, stride and dilation to 1,
+ * no start or end padding; last, no indices tensor. */
+static bool max_pooling_simplify(const dml_case *c, unsigned k, dml_case *n)
+{
+    if (k > 6 * c->spatial_count)
+        return false;
+    unsigned sp = k / 6;
+    switch (k < 6 * c->spatial_count ? k % 6 : 6) {
+    case 0: n->window[sp] = 1; break;
+    case 1: n->window[sp] = n->window[sp] > 1 ? n->window[sp] - 1 : 1; break;
+    case 2: n->pool_strides[sp] = 1; break;
+    case 3: n->dilations[sp] = 1; break;
+    case 4: n->start_padding[sp] = 0; break;
+    case 5: n->end_padding[sp] = 0; break;
+    default: n->indices.present = false; break;
+    }
+    return true;
+}
+
+/* ---- Coverage --------------------------------------------------------------------------- */
+
+/* Pooling parameter features of a case, one value each. */
+static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const char **values,
+                                     unsigned max)
+{
+    bool dilated = false, strided = false, padded = false, asymmetric = false, ceil_sized = false;
+    UINT rank, floor_sizes[DML_MAX_RANK];
+    bool have_floor = max_pooling_output_sizes(c, false, &rank, floor_sizes);
+    unsigned first = c->input.rank - c->spatial_count;
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        dilated |= c->dilations[s] > 1;
+        strided |= c->pool_strides[s] > 1;
+        padded |= c->start_padding[s] + c->end_padding[s] > 0;
+        asymmetric |= c->start_padding[s] != c->end_padding[s];
+        ceil_sized |= have_floor && c->output.sizes[first + s] > floor_sizes[first + s];
+    }
+    const char *v[] = {
+        c->spatial_count == 3 ? "3d" : "2d",
+        dilated ? "dilated" : "undilated",
+        strided ? "strided" : "stride1",
+        asymmetric ? "asymmetric_padding" : padded ? "symmetric_padding" : "no_padding",
+        ceil_sized ? "ceil_output" : "floor_output",
+        c->indices.present ? "with_indices" : "without_indices",
+    };
+    unsigned n = 0;
+    for (; n < max && n < sizeof v / sizeof v[0]; n++) {
+        dims[n] = "pooling";
+        values[n] = v[n];
+    }
+    return n;
+}
+
+/* ---- Text ------------------------------------------------------------------------------- */
+
+/* The parameter arrays in the order the descriptor lists them, with their JSON names. */
+typedef struct pool_array { const char *name; const UINT *values; } pool_array;
+
+static void pool_arrays(const dml_case *c, pool_array *a)
+{
+    a[0] = (pool_array){ "window", c->window };
+    a[1] = (pool_array){ "strides", c->pool_strides };
+    a[2] = (pool_array){ "dilations", c->dilations };
+    a[3] = (pool_array){ "start_padding", c->start_padding };
+    a[4] = (pool_array){ "end_padding", c->end_padding };
+}
+
+static void max_pooling_describe(const dml_case *c, char *buf, size_t size)
+{
+    pool_array a[5];
+    pool_arrays(c, a);
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 5 && used < size; i++) {
+        char v[96];
+        int n = snprintf(buf + used, size - used, "%s%s=%s", i ? " " : "", a[i].name,
+                         op_uints_text(a[i].values, c->spatial_count, v, sizeof v));
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+static bool max_pooling_params_json(const dml_case *c, char *buf, size_t size)
+{
+    pool_array a[5];
+    pool_arrays(c, a);
+    size_t used = 0;
+    for (int i = 0; i < 5 && used < size; i++) {
+        char v[96];
+        int n = snprintf(buf + used, size - used, "%s\"%s\":%s", i ? "," : "{", a[i].name,
+                         op_uints_text(a[i].values, c->spatial_count, v, sizeof v));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    int n = used < size ? snprintf(buf + used, size - used, ",\"indices\":%s}",
+                                   c->indices.present ? "true" : "false") : 0;
+    used += n > 0 ? (size_t)n : 0;
+    return used < size;
+}
+
+static const op_tensor_rules max_pooling_tensors = { &pooling_input, &pooling_output,
+                                                     &pooling_indices, true };
+
+const op_module op_module_max_pooling = {
+    .name = "max_pooling",
+    .output_is_index = false,
+    .fields = max_pooling_fields,
+    .tensors = &max_pooling_tensors,
+    .link = max_pooling_link,
+    .check = check_max_pooling2,
+    .output_sizes = max_pooling_output_sizes,
+    .input_of_index = max_pooling_input_of_index,
+    .visit_deciders = max_pooling_visit_deciders,
+    .decider_ends = max_pooling_decider_ends,
+    .draw_shape = max_pooling_draw_shape,
+    .has_padding = true,
+    .channel_dims = true,
+    .drop_dims = max_pooling_drop_dims,
+    .simplify = max_pooling_simplify,
+    .coverage = max_pooling_coverage,
+    .describe = max_pooling_describe,
+    .params_json = max_pooling_params_json,
+};
