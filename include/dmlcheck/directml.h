@@ -1,8 +1,9 @@
 /*
- * directml.h mirror: the subset of DirectML's public types that the three operators under
- * test use (ARGMIN, ARGMAX, MAX_POOLING2), with DirectML's names, field order and enum
- * values (from microsoft/DirectX-Headers include/directx/DirectML.h), so code written
- * against DirectML can hand dmlcheck the same structs.  Plain C17, no Windows headers.
+ * directml.h mirror: the subset of DirectML's public types that the operators under test
+ * use (ARGMIN, ARGMAX, MAX_POOLING2; MAX_POOLING1 declared ahead of its engine code), with
+ * DirectML's names, field order and enum values (from microsoft/DirectX-Headers
+ * include/directx/DirectML.h), so code written against DirectML can hand dmlcheck the same
+ * structs.  Plain C17, no Windows headers.
  */
 #ifndef DMLCHECK_DIRECTML_H
 #define DMLCHECK_DIRECTML_H
@@ -78,6 +79,7 @@ typedef enum DML_FEATURE_LEVEL {
 /* Only the operator types this harness covers; values from DirectML.h. */
 typedef enum DML_OPERATOR_TYPE {
     DML_OPERATOR_INVALID = 0,
+    DML_OPERATOR_MAX_POOLING1 = 91,
     DML_OPERATOR_MAX_POOLING2 = 110,
     DML_OPERATOR_ARGMIN = 137,
     DML_OPERATOR_ARGMAX = 138,
@@ -103,6 +105,18 @@ typedef struct DML_ARGMAX_OPERATOR_DESC {
     const UINT *Axes;
     DML_AXIS_DIRECTION AxisDirection;
 } DML_ARGMAX_OPERATOR_DESC;
+
+/* MAX_POOLING2 without Dilations (identical to MAX_POOLING2 with every dilation 1). */
+typedef struct DML_MAX_POOLING1_OPERATOR_DESC {
+    const DML_TENSOR_DESC *InputTensor;
+    const DML_TENSOR_DESC *OutputTensor;
+    const DML_TENSOR_DESC *OutputIndicesTensor; /* optional */
+    UINT DimensionCount;
+    const UINT *Strides;
+    const UINT *WindowSize;
+    const UINT *StartPadding;
+    const UINT *EndPadding;
+} DML_MAX_POOLING1_OPERATOR_DESC;
 
 typedef struct DML_MAX_POOLING2_OPERATOR_DESC {
     const DML_TENSOR_DESC *InputTensor;
