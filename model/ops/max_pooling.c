@@ -1,6 +1,8 @@
 /*
  * max_pooling.c: the max-pooling module (op_module.h): MAX_POOLING2 (with Dilations,
- * OPF_DILATIONS) and, by the same rules with every dilation 1, its predecessors.
+ * OPF_DILATIONS) and MAX_POOLING1, which is MAX_POOLING2 with every dilation 1 (its page:
+ * docs/SEMANTICS.md "MAX_POOLING1").  A MAX_POOLING1 case keeps dilations of 1 in its plain
+ * fields, so the geometry, the reference and the backends need not know which it is.
  *
  * Geometry (SEMANTICS D7, D8): output element (n, c, o...) pools the window whose tap k of
  * spatial dimension s sits at o[s] * Strides[s] + k * Dilations[s] - StartPadding[s]; taps
@@ -16,17 +18,18 @@
 #include "op_module.h"
 #include "tensor.h"
 
-/* SPEC MAX_POOLING2 "Tensor support": FL 2_1 FLOAT32, FLOAT16; FL 3_0 adds INT8, UINT8;
+/* SPEC MAX_POOLING2 "Tensor support": FLOAT32, FLOAT16 from its introduction (MAX_POOLING1:
+ * FL 2_0, MAX_POOLING2: 2_1; ops.def gates the operator first); FL 3_0 adds INT8, UINT8;
  * SEMANTICS: FL 5_0 adds the wider integers (newest doc edition). */
 static const dtype_since pooling_value_types[] = {
-    { DT(FLOAT32), FL(2_1) }, { DT(FLOAT16), FL(2_1) }, { DT(INT8), FL(3_0) },
+    { DT(FLOAT32), FL(2_0) }, { DT(FLOAT16), FL(2_0) }, { DT(INT8), FL(3_0) },
     { DT(UINT8), FL(3_0) },   { DT(INT32), FL(5_0) },   { DT(INT16), FL(5_0) },
     { DT(UINT32), FL(5_0) },  { DT(UINT16), FL(5_0) },  { DT(INT64), FL(5_0) },
     { DT(UINT64), FL(5_0) },  { DT(UNKNOWN), 0 },
 };
-/* SPEC MAX_POOLING2: indices UINT32; SEMANTICS: UINT64 from FL 5_0. */
+/* SPEC MAX_POOLING1/2: indices UINT32; SEMANTICS: UINT64 from FL 5_0. */
 static const dtype_since pooling_index_types[] = {
-    { DT(UINT32), FL(2_1) }, { DT(UINT64), FL(5_0) }, { DT(UNKNOWN), 0 },
+    { DT(UINT32), FL(2_0) }, { DT(UINT64), FL(5_0) }, { DT(UNKNOWN), 0 },
 };
 
 /* SPEC MAX_POOLING2 "Supported dimension counts": 4 to 5 for all three tensors. */
@@ -37,13 +40,14 @@ static const tensor_rule pooling_indices = { "OutputIndicesTensor", true, 4, 5, 
 
 /* SPEC: DimensionCount is 2 for 4-D and 3 for 5-D input (checked before any array is read);
  * every pooling array is required; all three tensors share the rank. */
-static bool check_pool_layout(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_BUFFER_TENSOR_DESC *in,
+static bool check_pool_layout(const validate_ctx *v, const DML_MAX_POOLING2_OPERATOR_DESC *d,
+                              const DML_BUFFER_TENSOR_DESC *in,
                               const DML_BUFFER_TENSOR_DESC *out, const DML_BUFFER_TENSOR_DESC *idx,
                               dmlc_error *err)
 {
     if (d->DimensionCount != 2 && d->DimensionCount != 3)
-        return err_set(err, "DimensionCount is %u but MAX_POOLING2 pools 2 or 3 spatial dimensions",
-                       d->DimensionCount);
+        return err_set(err, "DimensionCount is %u but %s pools 2 or 3 spatial dimensions",
+                       d->DimensionCount, v->op_name);
     if (d->DimensionCount != in->DimensionCount - 2)
         return err_set(err, "DimensionCount is %u but InputTensor.DimensionCount is %u, which has %u "
                        "spatial dimensions after N and C", d->DimensionCount, in->DimensionCount,
@@ -52,8 +56,8 @@ static bool check_pool_layout(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML
     const UINT *arrays[] = { d->Strides, d->WindowSize, d->StartPadding, d->EndPadding, d->Dilations };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         if (!arrays[i])
-            return err_set(err, "%s is NULL but MAX_POOLING2 requires DimensionCount (%u) values",
-                           names[i], d->DimensionCount);
+            return err_set(err, "%s is NULL but %s requires DimensionCount (%u) values",
+                           names[i], v->op_name, d->DimensionCount);
     if (out->DimensionCount != in->DimensionCount)
         return err_set(err, "OutputTensor.DimensionCount is %u but InputTensor.DimensionCount is %u; "
                        "they must match", out->DimensionCount, in->DimensionCount);
@@ -154,8 +158,28 @@ static bool check_pool_sizes(const DML_MAX_POOLING2_OPERATOR_DESC *d, const DML_
     return true;
 }
 
-static bool check_max_pooling2(const validate_ctx *v, const void *desc, dmlc_error *err)
+/* MAX_POOLING1's descriptor is MAX_POOLING2's without its last member, Dilations. */
+_Static_assert(offsetof(DML_MAX_POOLING1_OPERATOR_DESC, EndPadding)
+                   == offsetof(DML_MAX_POOLING2_OPERATOR_DESC, EndPadding)
+               && offsetof(DML_MAX_POOLING1_OPERATOR_DESC, OutputIndicesTensor)
+                   == offsetof(DML_MAX_POOLING2_OPERATOR_DESC, OutputIndicesTensor)
+               && sizeof(DML_MAX_POOLING1_OPERATOR_DESC) <= offsetof(DML_MAX_POOLING2_OPERATOR_DESC, Dilations),
+               "MAX_POOLING1 must be a prefix of MAX_POOLING2");
+
+/* Every dilation of an operator without Dilations: 1 (DimensionCount is at most 3 by the
+ * time an array is read; check_pool_layout checks it first). */
+static const UINT unit_dilations[DML_MAX_SPATIAL] = { 1, 1, 1 };
+
+/* MAX_POOLING2's rules; MAX_POOLING1 is read as MAX_POOLING2 with every dilation 1, never
+ * past the end of its own (shorter) struct. */
+static bool check_max_pooling(const validate_ctx *v, const void *desc, dmlc_error *err)
 {
+    DML_MAX_POOLING2_OPERATOR_DESC widened;
+    if (!(v->op_flags & OPF_DILATIONS)) {
+        memcpy(&widened, desc, sizeof(DML_MAX_POOLING1_OPERATOR_DESC));
+        widened.Dilations = unit_dilations;
+        desc = &widened;
+    }
     const DML_MAX_POOLING2_OPERATOR_DESC *d = desc;
     const DML_BUFFER_TENSOR_DESC *in = NULL, *out = NULL, *idx = NULL;
     /* DirectML binds the two outputs as separate buffers; one descriptor for both means the
@@ -169,9 +193,9 @@ static bool check_max_pooling2(const validate_ctx *v, const void *desc, dmlc_err
         return false;
     if (out->DataType != in->DataType) /* SPEC "Tensor constraints" */
         return err_set(err, "OutputTensor.DataType %s differs from InputTensor.DataType %s; "
-                       "MAX_POOLING2 outputs the input's data type", dtype_name(out->DataType),
-                       dtype_name(in->DataType));
-    return check_pool_layout(d, in, out, idx, err) && check_pool_params(d, err)
+                       "%s outputs the input's data type", dtype_name(out->DataType),
+                       dtype_name(in->DataType), v->op_name);
+    return check_pool_layout(v, d, in, out, idx, err) && check_pool_params(d, err)
         && check_pool_sizes(d, in, out, idx, err);
 }
 
@@ -193,6 +217,11 @@ static const op_field max_pooling_fields[] = {
 
 static void max_pooling_link(dml_case *c)
 {
+    /* An operator without Dilations pools with every dilation 1 (a MAX_POOLING1 case file
+     * has no Dilations field); MAX_POOLING1's descriptor is a prefix of this one. */
+    if (!(op_table[c->op].flags & OPF_DILATIONS))
+        for (UINT s = 0; s < DML_MAX_SPATIAL; s++)
+            c->dilations[s] = 1;
     c->dml.max_pooling2 = (DML_MAX_POOLING2_OPERATOR_DESC){
         &c->input.desc, &c->output.desc, c->indices.present ? &c->indices.desc : NULL,
         c->spatial_count, c->pool_strides, c->window, c->start_padding, c->end_padding,
@@ -340,6 +369,8 @@ static void draw_window(prng *p, dml_case *c, unsigned s, UINT in)
     bool global = prng_chance(p, 1, 8);
     c->window[s] = global ? in : 1 + (UINT)prng_below(p, 4);
     c->dilations[s] = global || prng_chance(p, 3, 4) ? 1 : 2 + (UINT)prng_below(p, 2);
+    if (!(op_table[c->op].flags & OPF_DILATIONS))
+        c->dilations[s] = 1;
     c->pool_strides[s] = prng_chance(p, 1, 2) ? 1 : 1 + (UINT)prng_below(p, 4);
     UINT dw = dilated_window(c, s);
     c->start_padding[s] = prng_chance(p, 1, 2) ? 0 : (UINT)prng_below(p, dw);
@@ -519,7 +550,7 @@ const op_module op_module_max_pooling = {
     .fields = max_pooling_fields,
     .tensors = &max_pooling_tensors,
     .link = max_pooling_link,
-    .check = check_max_pooling2,
+    .check = check_max_pooling,
     .output_sizes = max_pooling_output_sizes,
     .input_of_index = max_pooling_input_of_index,
     .visit_deciders = max_pooling_visit_deciders,

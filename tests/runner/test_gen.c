@@ -253,7 +253,7 @@ static bool distribution_matches(const dml_case *c, gen_distribution dist)
     case GEN_DIST_int_extremes:
         return !is_float;
     case GEN_DIST_padding_window:
-        return c->op == OP_MAX_POOLING2;
+        return op_table[c->op].module->has_padding;
     case GEN_DIST_extreme_at_both_ends:
         return !(op_table[c->op].module == &op_module_arg_reduce) || extremes_at_both_ends(c, &v);
     default:
@@ -552,7 +552,8 @@ static bool is_fl_3_0_no_64bit_arg(const dml_case *c)
 static bool is_f16(const dml_case *c) { return c->input.type == DML_TENSOR_DATA_TYPE_FLOAT16; }
 static bool is_pool_2_1(const dml_case *c)
 {
-    return c->op == OP_MAX_POOLING2 && c->feature_level == DML_FEATURE_LEVEL_2_1;
+    return (c->op == OP_MAX_POOLING2 || c->op == OP_MAX_POOLING1)
+        && c->feature_level == DML_FEATURE_LEVEL_2_1;
 }
 static bool is_fl_6_0(const dml_case *c) { return c->feature_level == DML_FEATURE_LEVEL_6_0; }
 static bool within_100(const dml_case *c) { return case_tensor_elements(&c->input) <= 100; }
@@ -580,7 +581,7 @@ static void test_filters(tap *t)
     tap_ok(t, all_cases(&opt, is_f16, 300), "input_type_mask FLOAT16: only FLOAT16 inputs");
     gen_options_default(&opt);
     opt.feature_level = DML_FEATURE_LEVEL_2_1;
-    tap_ok(t, all_cases(&opt, is_pool_2_1, 300), "feature level 2_1: only MAX_POOLING2 exists");
+    tap_ok(t, all_cases(&opt, is_pool_2_1, 300), "feature level 2_1: only MAX_POOLING1 and MAX_POOLING2 exist");
     gen_options_default(&opt);
     opt.feature_level = DML_FEATURE_LEVEL_6_0;
     tap_ok(t, all_cases(&opt, is_fl_6_0, 300), "feature level 6_0 (untested level): cases at 6_0, valid");
@@ -637,7 +638,7 @@ static bool not_oversized(const dml_case *c)
 static bool types_agree(dml_case *c)
 {
     op_type_sets s = op_types_at(c->op, c->feature_level);
-    bool pooling = c->op == OP_MAX_POOLING2, agree = true;
+    bool pooling = !op_table[c->op].module->output_is_index, agree = true;
     for (size_t i = 0; i < DTYPE_COUNT; i++) {
         DML_TENSOR_DATA_TYPE t = dtype_table[i].type;
         bool in_ok = valid_with_type(c, &c->input, pooling, t);

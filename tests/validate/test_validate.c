@@ -750,8 +750,8 @@ static const rule_test rule_tests[] = {
     /* Feature levels and data types. */
     REJECT(argmax_reject_at_2_1, ARGMAX, 2_1, spec_rows, "ARGMAX does not exist at feature level 2_1: it was introduced in 3_0"),
     REJECT(argmin_reject_at_2_1, ARGMIN, 2_1, spec_rows, "ARGMIN does not exist at feature level 2_1"),
-    REJECT(argmax_reject_at_1_0, ARGMAX, 1_0, spec_rows, "feature level 1_0 is below 2_1"),
-    REJECT(max_pooling2_reject_at_2_0, MAX_POOLING2, 2_0, pool_base, "feature level 2_0 is below 2_1"),
+    REJECT(argmax_reject_at_1_0, ARGMAX, 1_0, spec_rows, "feature level 1_0 is below 2_0"),
+    REJECT(max_pooling2_reject_at_2_0, MAX_POOLING2, 2_0, pool_base, "MAX_POOLING2 does not exist at feature level 2_0: it was introduced in 2_1"),
     { "argmax_reject_feature_level_0x4200", OP_ARGMAX, (DML_FEATURE_LEVEL)0x4200, spec_rows, "feature level 0x4200 is not a DML_FEATURE_LEVEL value" },
     { "argmax_reject_feature_level_0", OP_ARGMAX, (DML_FEATURE_LEVEL)0, spec_rows, "feature level 0x0 is not a DML_FEATURE_LEVEL value" },
     { "validate_reject_unknown_op", OP_COUNT, FL(5_0), spec_rows, "is not one of dmlcheck's operators" },
