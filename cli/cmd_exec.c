@@ -1,8 +1,11 @@
 /*
  * cmd_exec.c: `dmlcheck exec`: runs case files on a backend.  For each file: read it, validate
- * it (at its feature level, or the lowest level where it is valid), run it, print its outputs
- * as one JSON line on stdout, and where the file holds expected outputs compare bit-exactly
- * (NaN by NaN-ness).  Diagnostics go to stderr, each ending with the command that replays it.
+ * it (at its feature level, or the lowest level where it is valid), then check it (check.h):
+ * the backend's outputs are printed as one JSON line on stdout and judged bit-exactly (NaN by
+ * NaN-ness) against the reference and, where the file holds expected outputs, against those,
+ * which are exact (no class excuses a difference from them; a device that may flush fp32
+ * denormals passes with the flushed answer, SEMANTICS D6).  Diagnostics are the check's
+ * explanation on stderr, each ending with the command that replays it.
  * Exit status: 0 all agree, 1 a mismatch or a misbehaving backend, 2 a usage, file or
  * validation error (the worst over all files).
  */
@@ -15,15 +18,12 @@
 #include "cmd_exec.h"
 
 #include "casefile.h"
-#include "op_module.h"
-#include "compare.h"
-#include "dtype.h"
-#include "reference.h"
+#include "check.h"
 #include "replay.h"
 #include "validate.h"
 
-enum { EXIT_AGREE = 0, EXIT_MISMATCH = 1, EXIT_SETUP = 2 };
-
+/* A judged mismatch exits 1 through check_exit_code. */
+enum { EXIT_AGREE = 0, EXIT_SETUP = 2 };
 
 static void usage(FILE *f)
 {
@@ -31,9 +31,9 @@ static void usage(FILE *f)
             "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate] FILE...\n\n"
             "Runs each case file on a backend and prints its outputs as one JSON line per file:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
-            "Where a file holds \"expected\", compares bit-exactly (NaN by NaN-ness) and names the\n"
-            "first differing element.  A case without \"feature_level\" runs at the lowest level\n"
-            "where it is valid.\n\n"
+            "Compares bit-exactly (NaN by NaN-ness) with the reference and, where a file holds\n"
+            "\"expected\", with that, and names the first differing element.  A case without\n"
+            "\"feature_level\" runs at the lowest level where it is valid.\n\n"
             "options:\n"
             "  --backend NAME       implementation under test (default: reference); one of:");
     for (size_t i = 0; backend_registry[i]; i++)
@@ -48,160 +48,70 @@ static void usage(FILE *f)
             "2 usage, unreadable or invalid case file (worst over all files)\n");
 }
 
-/* "replay: dmlcheck exec --backend NAME [options] FILE" on stderr. */
-static void print_replay(const exec_run *r, const char *file)
+/* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell. */
+static const char *replay_command(const exec_run *r, const char *file, char *line, size_t size)
 {
-    char line[2048] = "dmlcheck exec --backend";
-    replay_append_arg(line, sizeof line, r->vt->name);
+    snprintf(line, size, "dmlcheck exec --backend");
+    replay_append_arg(line, size, r->vt->name);
     if (r->device) {
-        replay_append_arg(line, sizeof line, "--device");
-        replay_append_arg(line, sizeof line, r->device);
+        replay_append_arg(line, size, "--device");
+        replay_append_arg(line, size, r->device);
     }
     if (r->opt.nan != NAN_POLICY_IGNORE) {
-        replay_append_arg(line, sizeof line, "--nan-policy");
-        replay_append_arg(line, sizeof line, nan_policy_name(r->opt.nan));
+        replay_append_arg(line, size, "--nan-policy");
+        replay_append_arg(line, size, nan_policy_name(r->opt.nan));
     }
-    replay_append_arg(line, sizeof line, file);
-    fprintf(stderr, "replay: %s\n", line);
+    replay_append_arg(line, size, file);
+    return line;
 }
 
-static void format_coords(const uint32_t *coords, unsigned rank, char *buf, size_t size)
+static void print_replay(const exec_run *r, const char *file)
 {
-    size_t used = 0;
-    buf[0] = 0;
-    for (unsigned d = 0; d < rank && used < size; d++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%" PRIu32, d ? "," : "", coords[d]);
+    char line[2048];
+    fprintf(stderr, "replay: %s\n", replay_command(r, file, line, sizeof line));
 }
 
-/* An index element as a number; false when negative (signed index types). */
-static bool index_value(DML_TENSOR_DATA_TYPE t, uint64_t bits, uint64_t *index)
+/* The outputs as one JSON line, whenever the backend produced some (a write out of bounds or
+ * into the input still leaves outputs worth seeing). */
+static void print_outputs(const exec_run *r, const dml_case *c, const check_answer *a)
 {
-    int64_t v = dtype_bits_to_i64(t, bits);
-    if (dtype_is_signed_int(t) && v < 0)
-        return false;
-    *index = dtype_is_signed_int(t) ? (uint64_t)v : bits;
-    return true;
-}
-
-/* For an index that differs, the input value each side points at: equal values there mean a
- * tie-rule bug, different ones a comparison bug. */
-static void describe_indexed_inputs(const dml_case *c, const mismatch *m, DML_TENSOR_DATA_TYPE index_type)
-{
-    tensor_view in;
-    case_tensor_view(&c->input, &in);
-    const char *side[2] = { "expected", "got" };
-    uint64_t bits[2] = { m->expected_bits, m->got_bits }, values[2];
-    bool found[2];
-    for (int s = 0; s < 2; s++) {
-        uint64_t index;
-        uint32_t coords[DML_MAX_RANK];
-        char where[128], value[96];
-        found[s] = index_value(index_type, bits[s], &index)
-            && case_module(c)->input_of_index(c, m->coords, index, coords);
-        if (!found[s]) {
-            fprintf(stderr, "  %s index names no input element\n", side[s]);
-            continue;
-        }
-        values[s] = dtype_load_bits(c->input_data, in.type, tensor_view_offset_coords(&in, coords));
-        format_coords(coords, in.rank, where, sizeof where);
-        fprintf(stderr, "  %s index %" PRIu64 " -> input[%s] = %s\n", side[s], index, where,
-                compare_format_value(in.type, values[s], value, sizeof value));
-    }
-    if (found[0] && found[1] && compare_bits_equal(in.type, values[0], values[1]))
-        fprintf(stderr, "  the two input values are equal: a tie-rule difference (SEMANTICS D3)\n");
-}
-
-/* Classes say whether the spec is silent on this case (SEMANTICS D4, D6, D7). */
-static void describe_classes(const dml_case *c, const exec_options *opt)
-{
-    case_outputs scratch;
-    if (!case_outputs_alloc(&scratch, c))
+    if (a->died != KIND_NONE || a->status == RUN_BACKEND_ERROR || a->status == RUN_UNSUPPORTED)
         return;
-    char names[64];
-    unsigned classes = ref_classify(c, opt, &scratch, NULL);
-    case_outputs_free(&scratch);
-    if (classes)
-        fprintf(stderr, "  case classes: %s (DirectML's spec is silent here; see docs/SEMANTICS.md)\n",
-                case_classes_str(classes, names, sizeof names));
+    char *line = casefile_outputs_json(c, &a->outputs);
+    FILE *out = r->out ? r->out : stdout;
+    fprintf(out, "%s\n", line ? line : "{}");
+    fflush(out);
+    free(line);
 }
 
-static void describe_mismatch(const exec_run *r, const char *file, const dml_case *c, const mismatch *m)
+/* The check's explanation on stderr after the file name, unless the case simply passed. */
+static void explain(const exec_run *r, const char *file, const dml_case *c, const check_result *res)
 {
-    const case_tensor *t = strcmp(m->tensor, "indices") ? &c->output : &c->indices;
-    char where[128], expected[96], got[96];
-    format_coords(m->coords, m->rank, where, sizeof where);
-    fprintf(stderr, "%s: %s[%s] (logical element %" PRIu64 "): expected %s, got %s; %" PRIu64
-            " element%s differ%s\n", file, m->tensor, where, m->logical_index,
-            compare_format_value(t->type, m->expected_bits, expected, sizeof expected),
-            compare_format_value(t->type, m->got_bits, got, sizeof got), m->count,
-            m->count == 1 ? "" : "s", m->count == 1 ? "s" : "");
-    if (case_module(c)->output_is_index || t == &c->indices)
-        describe_indexed_inputs(c, m, t->type);
-    describe_classes(c, &r->opt);
-    print_replay(r, file);
+    if (res->j.verdict == VERDICT_PASS && !res->flushed_pass)
+        return;
+    char line[2048], text[4096];
+    check_explain(c, res, replay_command(r, file, line, sizeof line), text, sizeof text);
+    fprintf(stderr, "%s: %s", file, text);
 }
 
-/* SEMANTICS D6: a device that may flush fp32 denormals passes a `denormal` case when it
- * matches the answer computed on flushed inputs. */
-static bool matches_flushed_answer(const exec_run *r, const dml_case *c, const case_outputs *got)
+/* Checks one valid case on the backend against the reference and the file's expected arrays. */
+static int run_case(const exec_run *r, const char *file, const dml_case *c)
 {
-    if (!r->flushes_denormals)
-        return false;
-    case_outputs exact, flushed;
-    if (!case_outputs_alloc(&exact, c))
-        return false;
-    unsigned classes = ref_classify(c, &r->opt, &exact, &flushed);
-    bool ok = (classes & CASE_CLASS_DENORMAL) && compare_outputs(c, &flushed, got, NULL);
-    case_outputs_free(&exact);
-    case_outputs_free(&flushed);
-    return ok;
-}
-
-/* Reports a run status other than RUN_OK; returns the exit code it deserves. */
-static int report_status(const exec_run *r, const char *file, run_status status, const dmlc_error *err)
-{
-    if (status == RUN_UNSUPPORTED) {
-        fprintf(stderr, "%s: skipped: backend %s cannot run this case: %s\n", file, r->vt->name, err->msg);
-        return EXIT_AGREE;
-    }
-    fprintf(stderr, "%s: backend %s: %s%s%s\n", file, r->vt->name, run_status_name(status),
-            err->msg[0] ? ": " : "", err->msg);
-    print_replay(r, file);
-    return EXIT_MISMATCH;
-}
-
-static int run_case(const exec_run *r, const char *file, dml_case *c)
-{
-    case_outputs out;
+    check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
+    checker k;
+    check_result res;
     dmlc_error err = { "" };
-    if (!case_outputs_alloc(&out, c)) {
-        fprintf(stderr, "%s: out of memory for the outputs\n", file);
-        return EXIT_SETUP;
+    int rc;
+    check_init(&k, r->vt, r->b, &opt);
+    if (!check_case(&k, c, &res, &err)) {
+        fprintf(stderr, "%s: %s\n", file, err.msg);
+        rc = EXIT_SETUP;
+    } else {
+        print_outputs(r, c, &k.last);
+        explain(r, file, c, &res);
+        rc = check_exit_code(&res);
     }
-    run_status status = r->vt->run(r->b, c, &r->opt, &out, &err);
-    int rc = EXIT_AGREE;
-    if (status != RUN_BACKEND_ERROR && status != RUN_UNSUPPORTED) {
-        char *line = casefile_outputs_json(c, &out);
-        FILE *out = r->out ? r->out : stdout;
-        fprintf(out, "%s\n", line ? line : "{}");
-        fflush(out);
-        free(line);
-    }
-    if (status != RUN_OK) {
-        rc = report_status(r, file, status, &err);
-    } else if (c->has_expected_output || c->has_expected_indices) {
-        mismatch m;
-        if (!compare_with_expected(c, &out, &m)) {
-            if (matches_flushed_answer(r, c, &out)) {
-                fprintf(stderr, "%s: matches the answer with fp32 denormals flushed (class denormal; "
-                        "the device may flush, SEMANTICS D6)\n", file);
-            } else {
-                describe_mismatch(r, file, c, &m);
-                rc = EXIT_MISMATCH;
-            }
-        }
-    }
-    case_outputs_free(&out);
+    check_fini(&k);
     return rc;
 }
 

@@ -4,8 +4,10 @@
  * backend, judges it as `run` does, and prints what a person needs to act on it: the case,
  * both outputs with the first differences, and the inputs that decided each differing
  * element (floats as hex-float and raw bits), for ARGMIN/ARGMAX the values at both indices,
- * for MAX_POOLING2 the window.  Exit 0 when the case passes (or differs only in an
- * unjudged class), 1 on a judged mismatch, 2 on usage or setup errors.
+ * for MAX_POOLING2 the window.  The verdict, the first difference and the replay line are
+ * the check's own (check.h), judged and worded as `run` and `exec` do.  Exit 0 when the case
+ * passes (or differs only in an unjudged class), 1 on a judged mismatch, 2 on usage or setup
+ * errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,11 +15,11 @@
 #include <string.h>
 
 #include "casefile.h"
+#include "check.h"
 #include "op_module.h"
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
-#include "reference.h"
 #include "runner.h"
 #include "worker.h"
 
@@ -164,6 +166,37 @@ static void print_outputs(const char *who, const dml_case *c, const case_outputs
     free(json);
 }
 
+/* Receives the worker's answer, then shows the outputs, the differences and the check's
+ * explanation, which ends with the replay command.  Returns the exit code. */
+static int judge_and_show(const runner_options *o, uint64_t case_index, const dml_case *k,
+                          const check_oracle *oracle, worker *w, const backend_info *binfo)
+{
+    dmlc_error err;
+    worker_answer a;
+    if (!worker_send_range(w, case_index, 1, &err) || !worker_receive(w, k, &a, &err)) {
+        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
+        return 2;
+    }
+    printf("backend: %s on %s / %s\n", o->backend->name, binfo->platform, binfo->device);
+    check_options opt = { .exec = { .nan = o->nan },
+                          .rules = { .strict = o->strict, .device_flushes = binfo->flushes_denormals } };
+    check_result res;
+    check_judge(k, oracle, &a, &opt, &res);
+    print_outputs("reference", k, &oracle->expected);
+    bool ran = a.died == KIND_NONE && a.status == RUN_OK;
+    if (ran)
+        print_outputs("backend  ", k, &a.outputs);
+    if (ran && res.j.verdict != VERDICT_PASS)
+        print_differences(k, &oracle->expected, &a.outputs);
+    char replay[1024], args[768];
+    snprintf(replay, sizeof replay, "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s", o->seed, case_index,
+             runner_replay_args(o, args, sizeof args));
+    printf("verdict: ");
+    check_print(stdout, "", k, &res, replay);
+    worker_answer_free(&a);
+    return check_exit_code(&res);
+}
+
 int cmd_replay(int argc, char **argv)
 {
     runner_options o;
@@ -177,60 +210,24 @@ int cmd_replay(int argc, char **argv)
     worker_config cfg = { .backend = o.backend, .device = o.device, .seed = o.seed, .gen = o.gen,
                           .exec = { .nan = o.nan }, .open_timeout_ms = o.open_timeout_ms,
                           .case_timeout_ms = o.case_timeout_ms };
-    char replay[768];
-    runner_replay_args(&o, replay, sizeof replay);
     dml_case k;
     gen_info info;
-    if (!worker_generate(&cfg, case_index, &k, &info, &err)) {
+    check_oracle oracle;
+    if (!worker_generate(&cfg, case_index, &k, &info, &err) || !check_prepare(&k, &cfg.exec, &oracle, &err)) {
         fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
         case_free(&k);
         return 2;
     }
-    case_outputs expected = { 0 }, flushed = { 0 };
-    if (!case_outputs_alloc(&expected, &k)) {
-        fprintf(stderr, "dmlcheck replay: out of memory\n");
-        case_free(&k);
-        return 2;
-    }
-    bool fp32 = k.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
-    unsigned classes = ref_classify(&k, &cfg.exec, &expected, fp32 ? &flushed : NULL);
-    print_case(&k, &info, classes);
-
+    print_case(&k, &info, oracle.classes);
     backend_info binfo;
     int code = 2;
     worker *w = worker_start(&cfg, &binfo, &err);
-    worker_answer a;
-    if (!w) {
+    if (!w)
         fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-    } else if (!worker_send_range(w, case_index, 1, &err) || !worker_receive(w, &k, &a, &err)) {
-        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-    } else {
-        printf("backend: %s on %s / %s\n", o.backend->name, binfo.platform, binfo.device);
-        judgement j;
-        judge_rules rules = { .strict = o.strict, .device_flushes = binfo.flushes_denormals };
-        if (a.died != KIND_NONE || a.status != RUN_OK)
-            judge_status(a.status, a.died, &j);
-        else
-            judge_outputs(&k, &expected, flushed.output ? &flushed : NULL, &a.outputs, &rules, &j);
-        print_outputs("reference", &k, &expected);
-        if (a.died == KIND_NONE && a.status == RUN_OK)
-            print_outputs("backend  ", &k, &a.outputs);
-        printf("verdict: %s", verdict_name(j.verdict));
-        if (j.kind != KIND_NONE)
-            printf(" (%s, %" PRIu64 " differing elements)", mismatch_kind_name(j.kind), j.count);
-        if (a.message[0])
-            printf(" — %s", a.message);
-        printf("\n");
-        if (a.died == KIND_NONE && a.status == RUN_OK && j.verdict != VERDICT_PASS)
-            print_differences(&k, &expected, &a.outputs);
-        if (j.verdict == VERDICT_FAIL || j.verdict == VERDICT_UNSPECIFIED)
-            printf("replay: dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", o.seed, case_index, replay);
-        code = j.verdict == VERDICT_FAIL ? 1 : 0;
-        worker_answer_free(&a);
-    }
+    else
+        code = judge_and_show(&o, case_index, &k, &oracle, w, &binfo);
     worker_stop(w);
-    case_outputs_free(&expected);
-    case_outputs_free(&flushed);
+    check_oracle_free(&oracle);
     case_free(&k);
     return code;
 }

@@ -26,6 +26,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "check.h"
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
@@ -319,13 +320,6 @@ static size_t fl_slot(DML_FEATURE_LEVEL fl)
 
 /* ---- Case rows ---------------------------------------------------------------------- */
 
-static char *dump(json_t *j)
-{
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    return text;
-}
-
 /* Per-case JSON columns (sizes, strides, params) hold only numbers, booleans and fixed key
  * and enum names, so they are written straight into a reusable buffer: going through jansson
  * (a tree, malloc per node, snprintf per integer) cost more than the SQLite insert itself.
@@ -398,48 +392,6 @@ static const char *axis_kind(const dml_case *c)
     return NULL;
 }
 
-static json_t *value_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
-{
-    char buf[96];
-    return json_string(compare_format_value(t, bits, buf, sizeof buf));
-}
-
-static json_t *bits_json(uint64_t bits)
-{
-    char buf[24];
-    snprintf(buf, sizeof buf, "0x%" PRIx64, bits);
-    return json_string(buf);
-}
-
-static json_t *picked_json(const dml_case *c, const picked_input *p)
-{
-    if (!p->valid)
-        return json_null();
-    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)p->logical, "bits", bits_json(p->bits),
-                     "value", value_json(c->input.type, p->bits));
-}
-
-static char *first_mismatch_json(const dml_case *c, const judgement *j)
-{
-    if (!j->has_first)
-        return NULL;
-    const mismatch *m = &j->first;
-    DML_TENSOR_DATA_TYPE t = !strcmp(m->tensor, "indices") ? c->indices.type : c->output.type;
-    json_t *coords = json_array();
-    for (unsigned d = 0; d < m->rank; d++)
-        json_array_append_new(coords, json_integer(m->coords[d]));
-    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "tensor", m->tensor, "element",
-                          (json_int_t)m->logical_index, "coords", coords, "expected",
-                          bits_json(m->expected_bits), "got", bits_json(m->got_bits),
-                          "expected_value", value_json(t, m->expected_bits), "got_value",
-                          value_json(t, m->got_bits));
-    if (o && (j->at_expected.valid || j->at_got.valid)) {
-        json_object_set_new(o, "input_at_expected", picked_json(c, &j->at_expected));
-        json_object_set_new(o, "input_at_got", picked_json(c, &j->at_got));
-    }
-    return dump(o);
-}
-
 /* ---- The run ------------------------------------------------------------------------ */
 
 typedef struct slot_case {
@@ -447,8 +399,7 @@ typedef struct slot_case {
     gen_info info;
     bool valid;
     char error[ERR_MSG_MAX];
-    case_outputs expected, flushed;
-    unsigned classes;
+    check_oracle oracle;     /* the reference side of the check */
 } slot_case;
 
 typedef struct slot {
@@ -477,7 +428,7 @@ typedef struct runner {
     worker_config wcfg;
     backend_info info;
     int64_t device_id;
-    judge_rules rules;
+    check_options check;    /* how the worker's answers are judged */
     char replay_args[768];
     seen_signature *sigs;
     size_t sig_count, sig_cap;
@@ -520,8 +471,7 @@ static void show_progress(runner *r, bool force)
 static void free_slot_case(slot_case *sc)
 {
     case_free(&sc->c);
-    case_outputs_free(&sc->expected);
-    case_outputs_free(&sc->flushed);
+    check_oracle_free(&sc->oracle);
     sc->valid = false;
 }
 
@@ -539,13 +489,11 @@ static void prepare_case(runner *r, uint64_t index, slot_case *sc)
         memcpy(sc->error, err.msg, sizeof sc->error - 1);
         return;
     }
-    if (!case_outputs_alloc(&sc->expected, &sc->c)) {
-        snprintf(sc->error, sizeof sc->error, "out of memory for the reference outputs");
+    exec_options exec = reference_exec(r->o);
+    if (!check_prepare(&sc->c, &exec, &sc->oracle, &err)) {
+        memcpy(sc->error, err.msg, sizeof sc->error - 1);
         return;
     }
-    exec_options exec = reference_exec(r->o);
-    bool fp32 = sc->c.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
-    sc->classes = ref_classify(&sc->c, &exec, &sc->expected, fp32 ? &sc->flushed : NULL);
     sc->valid = true;
 }
 
@@ -579,28 +527,28 @@ static const char *type_or_null(const case_tensor *t)
     return t->present ? dtype_name(t->type) : NULL;
 }
 
-static void print_signature_line(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
-                                 const char *first_json, const char *detail, bool is_new)
+/* The signature's first line, then the check's explanation of its first case, replay last. */
+static void print_signature_line(runner *r, const slot_case *sc, uint64_t index, const check_result *res,
+                                 const char *replay, bool is_new)
 {
     if (r->o->quiet)
         return;
     clear_progress(r);
     const dml_case *c = &sc->c;
     fprintf(r->o->out, "%s %s kind=%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
-            "dist=%s case=%" PRIu64 ":%" PRIu64 "%s%s%s%s\n  replay: dmlcheck replay %" PRIu64 ":%"
-            PRIu64 " %s\n", is_new ? "new-signature" : "signature", verdict_name(j->verdict),
-            mismatch_kind_name(j->kind), op_table[c->op].name, fl_name(c->feature_level),
-            dtype_name(c->input.type), dtype_name(c->output.type),
+            "dist=%s case=%" PRIu64 ":%" PRIu64 "\n", is_new ? "new-signature" : "signature",
+            verdict_name(res->j.verdict), mismatch_kind_name(res->j.kind), op_table[c->op].name,
+            fl_name(c->feature_level), dtype_name(c->input.type), dtype_name(c->output.type),
             c->indices.present ? dtype_name(c->indices.type) : "-", gen_layout_name(sc->info.layout),
-            gen_distribution_name(sc->info.dist), r->o->seed, index,
-            first_json ? " first=" : "", first_json ? first_json : "", detail ? " detail=" : "",
-            detail ? detail : "", r->o->seed, index, r->replay_args);
+            gen_distribution_name(sc->info.dist), r->o->seed, index);
+    check_print(r->o->out, "  ", c, res, replay);
 }
 
-static bool record_signature(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
-                             const char *first_json, const char *detail, dmlc_error *err)
+static bool record_signature(runner *r, const slot_case *sc, uint64_t index, const check_result *res,
+                             const char *first_json, dmlc_error *err)
 {
     const dml_case *c = &sc->c;
+    const judgement *j = &res->j;
     char case_id[48], replay[1024], seen_at[32];
     snprintf(case_id, sizeof case_id, "%" PRIu64 ":%" PRIu64, r->o->seed, index);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
@@ -621,14 +569,15 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
     if (!remember_signature(r, id, is_new, index, c, j))
         return err_set(err, "out of memory remembering signatures");
     if (r->sig_count > before) /* first time in this run: say so, with its replay command */
-        print_signature_line(r, sc, index, j, first_json, detail, is_new);
+        print_signature_line(r, sc, index, res, replay, is_new);
     return true;
 }
 
-static bool record_case(runner *r, const slot_case *sc, uint64_t index, const judgement *j,
+static bool record_case(runner *r, const slot_case *sc, uint64_t index, const check_result *res,
                         double time_us, const char *detail, dmlc_error *err)
 {
     const dml_case *c = &sc->c;
+    const judgement *j = &res->j;
     char classes[64];
     json_text in_sizes_text, in_strides_text, out_sizes_text, params_buf;
     const char *in_sizes = uint_array_text(&in_sizes_text, c->input.sizes, c->input.rank);
@@ -636,7 +585,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
         ? uint_array_text(&in_strides_text, c->input.strides, c->input.rank) : NULL;
     const char *out_sizes = uint_array_text(&out_sizes_text, c->output.sizes, c->output.rank);
     const char *params = params_text(&params_buf, c);
-    char *first = first_mismatch_json(c, j);
+    char *first = check_first_json(c, res);
     store_case_row row = {
         .run_id = r->rep->run_id, .case_index = index, .op = op_table[c->op].name,
         .feature_level = fl_name(c->feature_level), .input_type = dtype_name(c->input.type),
@@ -645,7 +594,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
         .input_strides = in_strides, .output_sizes = out_sizes, .params = params,
         .axis_kind = axis_kind(c), .layout = gen_layout_name(sc->info.layout),
         .distribution = gen_distribution_name(sc->info.dist),
-        .classes = case_classes_str(sc->classes, classes, sizeof classes),
+        .classes = case_classes_str(sc->oracle.classes, classes, sizeof classes),
         .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
     };
@@ -653,24 +602,13 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ju
         ? recorder_case(r->rec, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");
     /* Signatures need their row id now: the writer is drained, then the store is ours. */
     if (ok && (j->verdict == VERDICT_FAIL || j->verdict == VERDICT_UNSPECIFIED))
-        ok = recorder_drain(r->rec, err) && record_signature(r, sc, index, j, first, detail, err);
+        ok = recorder_drain(r->rec, err) && record_signature(r, sc, index, res, first, err);
     free(first);
     r->rep->cases++;
     r->rep->by_verdict[j->verdict]++;
     r->fl_counts[fl_slot(c->feature_level)][j->verdict]++;
     r->uncommitted++;
     return ok;
-}
-
-/* Judges one answer of the worker for a prepared case. */
-static void judge_answer(runner *r, const slot_case *sc, const worker_answer *a, judgement *j)
-{
-    if (a->died != KIND_NONE || a->status != RUN_OK) {
-        judge_status(a->status, a->died, j);
-        return;
-    }
-    judge_outputs(&sc->c, &sc->expected, sc->flushed.output ? &sc->flushed : NULL, &a->outputs,
-                  &r->rules, j);
 }
 
 static bool commit_if_due(runner *r, bool force, dmlc_error *err)
@@ -740,11 +678,11 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
         if (!worker_receive(r->w, &sc->c, &a, err))
             return false;
         if (!sc->valid) { /* a dmlcheck bug: the generator made a case it cannot check */
-            judgement j = { .verdict = VERDICT_ERROR };
+            check_result res = { .j.verdict = VERDICT_ERROR };
             worker_answer_free(&a);
             if (!sc->c.input.present)
                 r->rep->by_verdict[VERDICT_ERROR]++; /* nothing to describe: count only */
-            else if (!record_case(r, sc, index, &j, 0, sc->error, err))
+            else if (!record_case(r, sc, index, &res, 0, sc->error, err))
                 return false;
             clear_progress(r);
             fprintf(stderr, "dmlcheck: case %" PRIu64 ":%" PRIu64 " not checked: %s\n  replay: "
@@ -754,9 +692,9 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
                 return false;
             continue;
         }
-        judgement j;
-        judge_answer(r, sc, &a, &j);
-        bool ok = record_case(r, sc, index, &j, a.time_us, a.message[0] ? a.message : NULL, err);
+        check_result res;
+        check_judge(&sc->c, &sc->oracle, &a, &r->check, &res);
+        bool ok = record_case(r, sc, index, &res, a.time_us, a.message[0] ? a.message : NULL, err);
         mismatch_kind died = a.died;
         worker_answer_free(&a);
         if (!ok || (died != KIND_NONE && !resend_after_death(r, cur, i, next, err)))
@@ -821,19 +759,17 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     slot_case sc;
     memset(&sc, 0, sizeof sc);
     dmlc_error err;
-    if (!case_copy(&sc.c, candidate) || !case_outputs_alloc(&sc.expected, &sc.c)) {
+    exec_options exec = reference_exec(r->o);
+    if (!case_copy(&sc.c, candidate) || !check_prepare(&sc.c, &exec, &sc.oracle, &err)) {
         free_slot_case(&sc);
         return false;
     }
-    exec_options exec = reference_exec(r->o);
-    bool fp32 = sc.c.input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
-    sc.classes = ref_classify(&sc.c, &exec, &sc.expected, fp32 ? &sc.flushed : NULL);
     worker_answer a;
     bool same = false;
     if (worker_send_case(r->w, &sc.c, &err) && worker_receive(r->w, &sc.c, &a, &err)) {
-        judgement j;
-        judge_answer(r, &sc, &a, &j);
-        same = j.verdict == x->verdict && j.kind == x->kind;
+        check_result res;
+        check_judge(&sc.c, &sc.oracle, &a, &r->check, &res);
+        same = res.j.verdict == x->verdict && res.j.kind == x->kind;
         if (a.died != KIND_NONE && !worker_restart(r->w, &err))
             x->broken = true;
         worker_answer_free(&a);
@@ -1000,7 +936,9 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     r.w = worker_start(&r.wcfg, &r.info, err);
     int code = 2;
     if (r.w && begin_run(&r, err)) {
-        r.rules = (judge_rules){ .strict = o->strict, .device_flushes = r.info.flushes_denormals };
+        r.check = (check_options){ .exec = reference_exec(o),
+                                   .rules = { .strict = o->strict,
+                                              .device_flushes = r.info.flushes_denormals } };
         r.start = r.last_commit = now_s();
         bool ok = store_batch_begin(r.db, err) && (r.rec = recorder_start(r.db, err)) != NULL
             && run_loop(&r, err);

@@ -29,7 +29,6 @@
 #include "validate.h"
 
 #define WIRE_MAGIC 0x444d4c57u /* "DMLW" */
-#define GUARD_BYTES 64
 #define READ_BUFFER_BYTES (256u * 1024u)
 /* Answer status for a case the worker could not generate or validate (the parent knows). */
 #define WIRE_NOT_RUN (-1)
@@ -105,43 +104,13 @@ static bool read_all(int fd, void *data, size_t n)
 
 /* ---- The child ---------------------------------------------------------------------- */
 
-/* Scratch buffers the child reuses across cases. */
+/* What the child keeps across cases: the backend and the guarded buffers of check_run. */
 typedef struct child_state {
     backend *b;
     const worker_config *cfg;
     int in, out;
-    uint8_t *input_copy, *out_block, *idx_block;
-    size_t input_cap, out_cap, idx_cap;
+    check_buffers buf;
 } child_state;
-
-static bool grow(uint8_t **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return true;
-    uint8_t *q = realloc(*p, need);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = need;
-    return true;
-}
-
-/* Output buffer with a guard band on both sides, all canary. */
-static uint8_t *guarded(uint8_t **block, size_t *cap, UINT64 bytes)
-{
-    if (!grow(block, cap, bytes + 2 * GUARD_BYTES))
-        return NULL;
-    memset(*block, CASE_CANARY_BYTE, bytes + 2 * GUARD_BYTES);
-    return *block + GUARD_BYTES;
-}
-
-static bool guards_intact(const uint8_t *buffer, UINT64 bytes)
-{
-    for (size_t i = 0; i < GUARD_BYTES; i++)
-        if (buffer[-1 - (ptrdiff_t)i] != CASE_CANARY_BYTE || buffer[bytes + i] != CASE_CANARY_BYTE)
-            return false;
-    return true;
-}
 
 static void child_answer(child_state *s, int32_t status, double time_us, const case_outputs *o,
                          const char *message)
@@ -183,37 +152,12 @@ static void child_answer(child_state *s, int32_t status, double time_us, const c
     }
 }
 
-/* Runs one valid case on the backend and answers. */
+/* Runs one valid case on the backend (the backend half of check.h) and answers. */
 static void child_run(child_state *s, const dml_case *c)
 {
-    UINT64 in_bytes = case_tensor_bytes(&c->input);
-    case_outputs o = { 0 };
-    o.output_bytes = case_tensor_bytes(&c->output);
-    o.output = guarded(&s->out_block, &s->out_cap, o.output_bytes);
-    if (c->indices.present) {
-        o.indices_bytes = case_tensor_bytes(&c->indices);
-        o.indices = guarded(&s->idx_block, &s->idx_cap, o.indices_bytes);
-    }
-    if (!o.output || (c->indices.present && !o.indices)
-        || !grow(&s->input_copy, &s->input_cap, in_bytes)) {
-        child_answer(s, RUN_BACKEND_ERROR, 0, NULL, "worker: out of memory");
-        return;
-    }
-    memcpy(s->input_copy, c->input_data, in_bytes);
-    dmlc_error err = { "" };
-    double t0 = now_ms();
-    run_status st = s->cfg->backend->run(s->b, c, &s->cfg->exec, &o, &err);
-    double us = (now_ms() - t0) * 1e3;
-    if (st == RUN_OK && (!guards_intact(o.output, o.output_bytes)
-                         || (o.indices && !guards_intact(o.indices, o.indices_bytes)))) {
-        st = RUN_OUT_OF_BOUNDS_WRITE;
-        snprintf(err.msg, sizeof err.msg, "a byte just outside an output buffer was written");
-    }
-    if (st == RUN_OK && memcmp(s->input_copy, c->input_data, in_bytes)) {
-        st = RUN_INPUT_MODIFIED;
-        snprintf(err.msg, sizeof err.msg, "the input buffer changed during the run");
-    }
-    child_answer(s, st, us, &o, st == RUN_OK ? NULL : err.msg);
+    check_answer a;
+    check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf, &a);
+    child_answer(s, a.status, a.time_us, &a.outputs, a.status == RUN_OK ? NULL : a.message);
 }
 
 static void child_range(child_state *s, uint64_t first, uint32_t count)

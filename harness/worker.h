@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "case.h"
+#include "check.h"
 #include "classify.h"
 #include "gen.h"
 
@@ -50,13 +51,9 @@ bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *er
 /* Asks for one explicit case (shrinking); one answer. */
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);
 
-typedef struct worker_answer {
-    mismatch_kind died;      /* KIND_NONE, or KIND_crash / KIND_hang: the worker is gone */
-    run_status status;
-    double time_us;          /* backend time */
-    case_outputs outputs;    /* owned by the answer when status is RUN_OK */
-    char message[512];       /* backend message, or how the worker died */
-} worker_answer;
+/* One case's answer: the backend half of a check (check.h), with the outputs owned by the
+ * answer when status is RUN_OK. */
+typedef check_answer worker_answer;
 
 /* Waits for the next answer (for case c, which the caller sent in that order).  False with
  * err only on a protocol breach (malformed answer); a crash or hang is a true return with

@@ -50,8 +50,9 @@ check exec_wrong_expected_exits_1_naming_element_and_replay \
 
 run exec "$data/argmax_tie_wrong_expected.json"
 check exec_tie_mismatch_shows_both_input_values \
-    eval 'rc_is 1 && err_has "expected index 4 -> input[4] = 0x1.8p+1 (0x40400000)" \
-          && err_has "got index 0 -> input[0] = 0x1.8p+1 (0x40400000)" && err_has "tie-rule"'
+    eval 'rc_is 1 && err_has "input at the expected index: input[4] (flat 4) = 0x1.8p+1 (0x40400000)" \
+          && err_has "input at the returned index: input[0] (flat 0) = 0x1.8p+1 (0x40400000)" \
+          && err_has "tie-rule"'
 
 run exec --nan-policy propagate "$data/argmax_wrong_expected.json"
 check exec_replay_keeps_options \

@@ -112,9 +112,9 @@ int main(int argc, char **argv)
     tap t;
     tap_plan(&t, 8);
     tap_ok(&t, expect(FAULT_NONE, false, spec, 0, NULL, NULL), "exec_agreeing_backend_exits_0");
-    tap_ok(&t, expect(FAULT_ERROR, false, spec, 1, "backend fake: backend_error: clBuildProgram failed",
+    tap_ok(&t, expect(FAULT_ERROR, false, spec, 1, "fail: backend_error: clBuildProgram failed",
                       "replay: dmlcheck exec --backend fake"), "exec_backend_error_reported_exit_1");
-    tap_ok(&t, expect(FAULT_UNSUPPORTED, false, spec, 0, "skipped: backend fake cannot run this case", NULL),
+    tap_ok(&t, expect(FAULT_UNSUPPORTED, false, spec, 0, "skip: the backend cannot run this case: device lacks this type", NULL),
            "exec_unsupported_is_skipped_exit_0");
     tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "out_of_bounds_write: guard band", "replay: "),
            "exec_out_of_bounds_write_reported_exit_1");

@@ -1,10 +1,11 @@
 /*
  * test_cl_corpus.c: every case file under the folders given on the command line (the
  * conformance corpus) runs on the OpenCL backend and must agree bit for bit with the
- * file's expected outputs, with no out-of-bounds write and an unchanged input.  One TAP line
- * per file, named by its path below the folder; a failure prints the difference and the
- * command that replays it.  A device that flushes fp32 denormals passes a `denormal` case
- * by matching the flushed answer (SEMANTICS D6), as `dmlcheck exec` judges it.
+ * file's expected outputs and with the reference, with no out-of-bounds write and an
+ * unchanged input: the one check of harness/check.h, exact.  One TAP line per file, named by
+ * its path below the folder; a failure prints the check's explanation, which ends with the
+ * command that replays it.  A device that flushes fp32 denormals passes a `denormal` case by
+ * matching the flushed answer (SEMANTICS D6), as `dmlcheck exec` judges it.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -13,9 +14,9 @@
 #include <sys/stat.h>
 
 #include "casefile.h"
+#include "check.h"
 #include "cl_test.h"
-#include "compare.h"
-#include "reference.h"
+#include "replay.h"
 #include "validate.h"
 
 typedef struct file_list {
@@ -73,53 +74,28 @@ static bool collect(const char *dir, file_list *l)
     return true;
 }
 
-/* True when got is the answer a device that flushes fp32 denormals may give. */
-static bool flushed_answer(const dml_case *c, const exec_options *opt, const case_outputs *got)
-{
-    case_outputs exact, flushed;
-    if (!case_outputs_alloc(&exact, c))
-        return false;
-    unsigned classes = ref_classify(c, opt, &exact, &flushed);
-    bool ok = (classes & CASE_CLASS_DENORMAL) && compare_outputs(c, &flushed, got, NULL);
-    case_outputs_free(&exact);
-    case_outputs_free(&flushed);
-    return ok;
-}
-
-static void run_file(tap *t, backend *b, bool flushes, const char *path, const char *name)
+/* One file through the check (exact: our backend implements dmlcheck's policies), against
+ * the reference and the file's expected outputs, which every corpus file must have. */
+static void run_file(tap *t, checker *k, const char *path, const char *name)
 {
     dml_case c;
     dmlc_error err;
+    check_result r;
     case_init(&c);
-    exec_options opt = { .nan = NAN_POLICY_IGNORE, .flush_denormals = false };
-    if (!casefile_load(path, &c, &err) || !validate_case(&c, &err)) {
+    if (!casefile_load(path, &c, &err) || !validate_case(&c, &err) || !check_case(k, &c, &r, &err)) {
         tap_ok(t, false, "%s", name);
         tap_diag("%s", err.msg);
         case_free(&c);
         return;
     }
-    case_outputs out;
-    if (!case_outputs_alloc(&out, &c)) {
-        tap_ok(t, false, "%s (out of memory)", name);
-        case_free(&c);
-        return;
-    }
-    run_status s = opencl_backend.run(b, &c, &opt, &out, &err);
-    mismatch m;
-    bool same = s == RUN_OK && (!c.has_expected_output || compare_with_expected(&c, &out, &m)
-                                || (flushes && flushed_answer(&c, &opt, &out)));
-    if (!tap_ok(t, same && c.has_expected_output, "%s", name)) {
-        if (s != RUN_OK)
-            tap_diag("%s: %s", run_status_name(s), err.msg);
-        else if (!c.has_expected_output)
+    bool has_expected = c.has_expected_output || c.has_expected_indices;
+    if (!tap_ok(t, r.j.verdict == VERDICT_PASS && has_expected, "%s", name)) {
+        char replay[4200] = "dmlcheck exec --backend opencl";
+        replay_append_arg(replay, sizeof replay, path);
+        if (!has_expected)
             tap_diag("the case file has no expected outputs");
-        else
-            tap_diag("%s[%llu]: expected 0x%llx, got 0x%llx (%llu elements differ)", m.tensor,
-                     (unsigned long long)m.logical_index, (unsigned long long)m.expected_bits,
-                     (unsigned long long)m.got_bits, (unsigned long long)m.count);
-        tap_diag("replay: dmlcheck exec --backend opencl %s", path);
+        check_print(stdout, "# ", &c, &r, replay);
     }
-    case_outputs_free(&out);
     case_free(&c);
 }
 
@@ -135,6 +111,11 @@ int main(int argc, char **argv)
         return cl_test_open_exit_code(r);
     backend_info info;
     opencl_backend.info(b, &info);
+    /* The corpus files state dmlcheck's default policies: ignore NaNs, exact denormals. */
+    check_options opt = { .exec = { .nan = NAN_POLICY_IGNORE },
+                          .rules = { .device_flushes = info.flushes_denormals }, .exact = true };
+    checker k;
+    check_init(&k, &opencl_backend, b, &opt);
 
     tap t;
     tap_plan(&t, 0);
@@ -145,11 +126,12 @@ int main(int argc, char **argv)
             continue;
         size_t prefix = strlen(argv[a]) + 1;
         for (size_t i = 0; i < files.count; i++) {
-            run_file(&t, b, info.flushes_denormals, files.paths[i], files.paths[i] + prefix);
+            run_file(&t, &k, files.paths[i], files.paths[i] + prefix);
             free(files.paths[i]);
         }
         free(files.paths);
     }
+    check_fini(&k);
     cl_test_close(&t, b);
     return tap_done(&t);
 }

@@ -4,6 +4,7 @@
  * built to stress the cross-work-item combine: long reductions full of ties (so the tie
  * rule decides almost every output), NaNs under both policies, both axis directions, and
  * generated cases of every operator.  Tunings are forced through cl_backend_set_tuning.
+ * "The reference's" is the one exact check of harness/check.h, run once per tuning.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,12 @@
 #include <string.h>
 
 #include "../reference/case_builder.h"
+#include "check.h"
 #include "cl_test.h"
-#include "compare.h"
 #include "dtype.h"
 #include "gen.h"
 #include "prng.h"
-#include "reference.h"
+#include "replay.h"
 #include "validate.h"
 
 /* Work-group size, split, target work-items, pooling run, split mode, no column blocks;
@@ -35,6 +36,9 @@ static const cl_tuning tunings[] = {
     { 256, 0, 0, 0, CL_SPLIT_CHUNKED, false },
 };
 #define TUNING_COUNT (sizeof tunings / sizeof tunings[0])
+
+/* backend_info.flushes_denormals of the device (SEMANTICS D6, judged by the check). */
+static bool device_flushes;
 
 /* A long reduction over axis 1 (contiguous) or 0 (strided: neighbouring outputs read
  * neighbouring elements) of a {rows, length} tensor whose values come from a tiny set, so
@@ -62,51 +66,63 @@ static void long_reduction(dml_case *c, op_id op, DML_TENSOR_DATA_TYPE type, UIN
     c->feature_level = DML_FEATURE_LEVEL_5_0;
 }
 
-/* Runs c under every tuning; all must match the reference and each other, twice over. */
-static void check_case(tap *t, backend *b, const dml_case *c, const exec_options *opt,
-                       const char *name)
+/* The command that reruns this test (every case in it is fixed). */
+static char replay[1024];
+
+/* One run under tuning k: the check against the reference must pass exactly. */
+static bool run_tuned(backend *b, const dml_case *c, const check_oracle *oracle, const check_options *opt,
+                      check_buffers *buf, check_answer *a, size_t k, const char *name)
 {
-    case_outputs want, first, got;
-    if (!case_outputs_alloc(&want, c) || !case_outputs_alloc(&first, c)) {
+    check_result r;
+    cl_backend_set_tuning(b, &tunings[k]);
+    check_run(&opencl_backend, b, c, &opt->exec, buf, a);
+    check_judge(c, oracle, a, opt, &r);
+    if (r.j.verdict == VERDICT_PASS)
+        return true;
+    tap_diag("%s: tuning %zu (local %" PRIu64 ", split %" PRIu64 "):", name, k, tunings[k].local_size,
+             tunings[k].split);
+    check_print(stdout, "# ", c, &r, replay);
+    return false;
+}
+
+static bool same_bytes(const case_outputs *a, const case_outputs *b)
+{
+    return !memcmp(a->output, b->output, a->output_bytes)
+        && (!a->indices || !memcmp(a->indices, b->indices, a->indices_bytes));
+}
+
+/* Runs c under every tuning; all must match the reference and each other, twice over. */
+static void check_tunings(tap *t, backend *b, const dml_case *c, const exec_options *exec,
+                          const char *name)
+{
+    check_options opt = { .exec = *exec, .rules = { .device_flushes = device_flushes }, .exact = true };
+    check_oracle oracle;
+    case_outputs first;
+    dmlc_error err;
+    if (!check_prepare(c, exec, &oracle, &err) || !case_outputs_alloc(&first, c)) {
         tap_ok(t, false, "%s: allocate outputs", name);
         return;
     }
-    ref_run(c, opt, &want);
+    check_buffers buf = { 0 };
+    check_answer a;
     bool ok = true;
     for (size_t k = 0; k < TUNING_COUNT && ok; k++)
         for (int repeat = 0; repeat < 2 && ok; repeat++) {
-            dmlc_error err;
-            cl_backend_set_tuning(b, &tunings[k]);
-            case_outputs *dst = (k == 0 && repeat == 0) ? &first : &got;
-            if (dst == &got && !case_outputs_alloc(&got, c)) {
-                ok = false;
-                break;
-            }
-            run_status s = opencl_backend.run(b, c, opt, dst, &err);
-            mismatch m;
-            if (s != RUN_OK) {
-                tap_diag("%s: tuning %zu: %s: %s", name, k, run_status_name(s), err.msg);
-                ok = false;
-            } else if (!compare_outputs(c, &want, dst, &m)) {
-                tap_diag("%s: tuning %zu (local %" PRIu64 ", split %" PRIu64 "): %s[%" PRIu64
-                         "] reference 0x%" PRIx64 ", opencl 0x%" PRIx64, name, k,
-                         tunings[k].local_size, tunings[k].split, m.tensor, m.logical_index,
-                         m.expected_bits, m.got_bits);
-                ok = false;
-            } else if (dst == &got
-                       && (memcmp(got.output, first.output, got.output_bytes)
-                           || (got.indices
-                               && memcmp(got.indices, first.indices, got.indices_bytes)))) {
+            ok = run_tuned(b, c, &oracle, &opt, &buf, &a, k, name);
+            if (ok && k == 0 && repeat == 0) {
+                memcpy(first.output, a.outputs.output, first.output_bytes);
+                if (first.indices)
+                    memcpy(first.indices, a.outputs.indices, first.indices_bytes);
+            } else if (ok && !same_bytes(&a.outputs, &first)) {
                 tap_diag("%s: tuning %zu gives different bytes than the first run", name, k);
                 ok = false;
             }
-            if (dst == &got)
-                case_outputs_free(&got);
         }
     static const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
     cl_backend_set_tuning(b, &automatic);
     tap_ok(t, ok, "%s: identical bits under %zu tunings, twice each", name, TUNING_COUNT);
-    case_outputs_free(&want);
+    check_buffers_free(&buf);
+    check_oracle_free(&oracle);
     case_outputs_free(&first);
 }
 
@@ -147,7 +163,7 @@ static void check_long_reductions(tap *t, backend *b)
                 snprintf(name, sizeof name, "%s_%s_%ux%u_axis%u_%s_%s", op_table[c.op].stem,
                          dtype_stem(c.input.type), shapes[s].rows, shapes[s].length, shapes[s].axis,
                          dir ? "decreasing" : "increasing", nan_policy_name(opt.nan));
-                check_case(t, b, &c, &opt, name);
+                check_tunings(t, b, &c, &opt, name);
                 case_free(&c);
             }
 }
@@ -170,17 +186,23 @@ static void check_generated(tap *t, backend *b, unsigned count)
         snprintf(name, sizeof name, "generated %u (%s_%s, %s, %s)", i, op_table[c.op].stem,
                  dtype_stem(c.input.type), gen_layout_name(info.layout),
                  gen_distribution_name(info.dist));
-        check_case(t, b, &c, &opt, name);
+        check_tunings(t, b, &c, &opt, name);
         case_free(&c);
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
     backend *b;
     cl_test_open_result r = cl_test_open(NULL, &b);
     if (r != CL_TEST_OPENED)
         return cl_test_open_exit_code(r);
+    backend_info info;
+    opencl_backend.info(b, &info);
+    device_flushes = info.flushes_denormals;
+    replay_append_arg(replay, sizeof replay, argv[0]);
+    memmove(replay, replay + 1, strlen(replay)); /* the separating space it put first */
     tap t;
     tap_plan(&t, 0);
     check_long_reductions(&t, b);

@@ -2,15 +2,17 @@
  * test_cl_diff.c: the differential test.  Thousands of seeded random cases (harness/gen.c:
  * every operator x input type valid at FL 5_0, cycled so each pair gets its share, with the
  * generator's spread of layouts and value distributions: ties, +-0, NaN, +-inf, denormals,
- * all-padding windows) run on the reference and on the OpenCL backend and must agree bit
- * for bit (NaN by NaN-ness), with no out-of-bounds write and an unchanged input.  Every
+ * all-padding windows) go through the exact check of harness/check.h: the OpenCL backend must
+ * agree with the reference bit for bit (NaN by NaN-ness), with no out-of-bounds write and an
+ * unchanged input, and a device that may flush fp32 denormals passes with the flushed answer.  Every
  * third case uses the `propagate` NaN policy and every seventh judges fp32 denormals as
  * flushed, so both reach the kernels.  Every fourth case also forces a work-group size and an
  * ARGMIN/ARGMAX split (several work-items per output, combined by a second kernel), so the
  * tie-preserving combine meets the same variety of cases.
  *
- * One TAP line per (operator, input type); the first failures print the case and the
- * command that replays exactly that case:  test_cl_diff --seed S --case I
+ * One TAP line per (operator, input type); the first failures print the case and the check's
+ * explanation, ending with the command that replays exactly that case:
+ * test_cl_diff --seed S --case I
  *
  * usage: test_cl_diff [--count N] [--seed S] [--case I] [--max-elements E]
  */
@@ -21,12 +23,13 @@
 #include <string.h>
 
 #include "casefile.h"
+#include "check.h"
 #include "cl_test.h"
-#include "compare.h"
 #include "dtype.h"
 #include "gen.h"
 #include "op_module.h"
 #include "reference.h"
+#include "replay.h"
 
 #define DEFAULT_SEED 0x0c1d1ffull
 #define MAX_REPORTED_FAILURES 5
@@ -44,6 +47,7 @@ typedef struct diff_run {
     unsigned reported;
     unsigned classes_seen;
     const char *program;
+    checker check;          /* the OpenCL backend under the exact check */
 } diff_run;
 
 /* Every (operator, input type) pair the generator may draw at the newest tested level. */
@@ -79,21 +83,36 @@ static cl_tuning case_tuning(uint64_t index)
     return t;
 }
 
-static void report_failure(diff_run *r, uint64_t index, const dml_case *c, const char *what)
+/* The case, its generator and tuning facts, and the check's explanation with the command
+ * that replays exactly this case. */
+static void report_failure(diff_run *r, uint64_t index, const dml_case *c, const gen_info *info,
+                           const cl_tuning *tuning, const check_result *res)
 {
     if (r->reported++ >= MAX_REPORTED_FAILURES)
         return;
-    tap_diag("case %" PRIu64 ":%" PRIu64 " (%s %s): %s", r->seed, index, op_table[c->op].name,
-             dtype_name(c->input.type), what);
+    const exec_options *opt = &r->check.opt.exec;
+    tap_diag("case %" PRIu64 ":%" PRIu64 " (%s %s; layout %s, values %s, nan %s%s, local %" PRIu64
+             ", split %" PRIu64 "):", r->seed, index, op_table[c->op].name, dtype_name(c->input.type),
+             gen_layout_name(info->layout), gen_distribution_name(info->dist), nan_policy_name(opt->nan),
+             opt->flush_denormals ? ", flushed" : "", tuning->local_size, tuning->split);
     char *json = casefile_write(c, NULL);
     if (json && strlen(json) < 2000)
         tap_diag("case file: %s", json);
     free(json);
-    tap_diag("replay: %s --seed %" PRIu64 " --case %" PRIu64, r->program, r->seed, index);
+    char replay[1024] = "", number[24];
+    replay_append_arg(replay, sizeof replay, r->program);
+    memmove(replay, replay + 1, strlen(replay)); /* the separating space it put first */
+    snprintf(number, sizeof number, "%" PRIu64, r->seed);
+    replay_append_arg(replay, sizeof replay, "--seed");
+    replay_append_arg(replay, sizeof replay, number);
+    snprintf(number, sizeof number, "%" PRIu64, index);
+    replay_append_arg(replay, sizeof replay, "--case");
+    replay_append_arg(replay, sizeof replay, number);
+    check_print(stdout, "# ", c, res, replay);
 }
 
-/* Runs case `index` on both engines; false on any disagreement. */
-static bool run_case(diff_run *r, backend *b, bool device_flushes, uint64_t index)
+/* Runs case `index` through the exact check; false on any disagreement. */
+static bool run_case(diff_run *r, backend *b, uint64_t index)
 {
     diff_group *g = &r->groups[index % r->group_count];
     gen_options gopt;
@@ -106,43 +125,20 @@ static bool run_case(diff_run *r, backend *b, bool device_flushes, uint64_t inde
     dmlc_error err;
     case_init(&c);
     g->cases++;
-    if (!gen_case(r->seed, index, &gopt, &c, &info, &err)) {
+    bool ok = gen_case(r->seed, index, &gopt, &c, &info, &err);
+    if (!ok) {
         tap_diag("case %" PRIu64 ":%" PRIu64 ": generator: %s", r->seed, index, err.msg);
-        case_free(&c);
-        return false;
-    }
-    exec_options opt = case_options(index);
-    exec_options ref_opt = opt;
-    ref_opt.flush_denormals |= device_flushes; /* SEMANTICS D6 */
-    case_outputs want, got;
-    bool ok = case_outputs_alloc(&want, &c) && case_outputs_alloc(&got, &c);
-    if (ok) {
-        r->classes_seen |= ref_run(&c, &ref_opt, &want);
+    } else {
+        r->check.opt.exec = case_options(index);
         cl_tuning tuning = case_tuning(index);
         cl_backend_set_tuning(b, &tuning);
-        run_status s = opencl_backend.run(b, &c, &opt, &got, &err);
-        mismatch m;
-        if (s != RUN_OK) {
-            char what[1200];
-            snprintf(what, sizeof what, "%s: %s", run_status_name(s), err.msg);
-            report_failure(r, index, &c, what);
-            ok = false;
-        } else if (!compare_outputs(&c, &want, &got, &m)) {
-            char what[300];
-            snprintf(what, sizeof what,
-                     "%s logical element %" PRIu64 ": reference 0x%" PRIx64 ", opencl 0x%" PRIx64
-                     " (%" PRIu64 " differ; layout %s, values %s, nan %s%s, local %" PRIu64
-                     ", split %" PRIu64 ")",
-                     m.tensor, m.logical_index, m.expected_bits, m.got_bits, m.count,
-                     gen_layout_name(info.layout), gen_distribution_name(info.dist),
-                     nan_policy_name(opt.nan), opt.flush_denormals ? ", flushed" : "",
-                     tuning.local_size, tuning.split);
-            report_failure(r, index, &c, what);
-            ok = false;
-        }
+        check_result res;
+        ok = check_case(&r->check, &c, &res, &err) && res.j.verdict == VERDICT_PASS;
+        if (ok)
+            r->classes_seen |= res.classes;
+        else
+            report_failure(r, index, &c, &info, &tuning, &res);
     }
-    case_outputs_free(&want);
-    case_outputs_free(&got);
     case_free(&c);
     if (!ok)
         g->failures++;
@@ -179,6 +175,9 @@ int main(int argc, char **argv)
         return cl_test_open_exit_code(opened);
     backend_info info;
     opencl_backend.info(b, &info);
+    /* SEMANTICS D6: a device that may flush passes with the flushed answer, by the check's rule. */
+    check_options copt = { .rules = { .device_flushes = info.flushes_denormals }, .exact = true };
+    check_init(&r.check, &opencl_backend, b, &copt);
     groups_init(&r);
 
     tap t;
@@ -186,11 +185,11 @@ int main(int argc, char **argv)
     tap_diag("seed %" PRIu64 ", %" PRIu64 " cases of at most %" PRIu64 " elements", r.seed,
              only == UINT64_MAX ? count : 1, r.max_elements);
     if (only != UINT64_MAX) {
-        tap_ok(&t, run_case(&r, b, info.flushes_denormals, only), "case %" PRIu64 ":%" PRIu64,
+        tap_ok(&t, run_case(&r, b, only), "case %" PRIu64 ":%" PRIu64,
                r.seed, only);
     } else {
         for (uint64_t i = 0; i < count; i++)
-            run_case(&r, b, info.flushes_denormals, i);
+            run_case(&r, b, i);
         for (unsigned g = 0; g < r.group_count; g++) {
             const diff_group *grp = &r.groups[g];
             tap_ok(&t, grp->cases > 0 && grp->failures == 0, "%s_%s: %u cases agree (%u differ)",
@@ -201,6 +200,7 @@ int main(int argc, char **argv)
         tap_diag("case classes met: %s",
                  case_classes_str(r.classes_seen, classes, sizeof classes));
     }
+    check_fini(&r.check);
     cl_test_close(&t, b);
     return tap_done(&t);
 }

@@ -1,0 +1,420 @@
+/*
+ * check.c: the one differential check and its one explanation (see check.h).
+ *
+ * Invariants: the backend always writes into buffers filled with CASE_CANARY_BYTE, framed by
+ * GUARD_BYTES of canary that must survive the run; the input is compared byte for byte after
+ * the run; a classed difference is "unspecified" only where the caller did not ask for an
+ * exact check, and a case file's expected arrays are always exact; a flushing device is
+ * excused only through judge_outputs' flushed-answer rule.  Nothing here knows which operator
+ * a case is: the inputs an index picked come from classify_picked_input via the judgement.
+ */
+#include "check.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compare.h"
+#include "dtype.h"
+#include "reference.h"
+
+#define GUARD_BYTES 64
+#define EXPLAIN_MAX 4096
+
+/* ---- The oracle half ---------------------------------------------------------------- */
+
+bool check_prepare(const dml_case *c, const exec_options *exec, check_oracle *o, dmlc_error *err)
+{
+    memset(o, 0, sizeof *o);
+    if (!case_outputs_alloc(&o->expected, c))
+        return err_set(err, "out of memory for the reference outputs");
+    /* Only fp32 denormals are ever flushed (SEMANTICS D6): other cases need no second answer. */
+    bool fp32 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
+    o->classes = ref_classify(c, exec, &o->expected, fp32 ? &o->flushed : NULL);
+    return true;
+}
+
+void check_oracle_free(check_oracle *o)
+{
+    case_outputs_free(&o->expected);
+    case_outputs_free(&o->flushed);
+}
+
+/* ---- The backend half --------------------------------------------------------------- */
+
+void check_buffers_free(check_buffers *b)
+{
+    free(b->output_block);
+    free(b->indices_block);
+    free(b->input_copy);
+    memset(b, 0, sizeof *b);
+}
+
+static bool grow(uint8_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    uint8_t *q = realloc(*p, need);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = need;
+    return true;
+}
+
+/* An output buffer with a guard band on both sides, all canary. */
+static uint8_t *guarded(uint8_t **block, size_t *cap, UINT64 bytes)
+{
+    if (!grow(block, cap, bytes + 2 * GUARD_BYTES))
+        return NULL;
+    memset(*block, CASE_CANARY_BYTE, bytes + 2 * GUARD_BYTES);
+    return *block + GUARD_BYTES;
+}
+
+static bool guards_intact(const uint8_t *buffer, UINT64 bytes)
+{
+    for (size_t i = 0; i < GUARD_BYTES; i++)
+        if (buffer[-1 - (ptrdiff_t)i] != CASE_CANARY_BYTE || buffer[bytes + i] != CASE_CANARY_BYTE)
+            return false;
+    return true;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* Canary-filled, guarded outputs for c in buf; false when memory runs out. */
+static bool guarded_outputs(const dml_case *c, check_buffers *buf, case_outputs *o)
+{
+    memset(o, 0, sizeof *o);
+    o->output_bytes = case_tensor_bytes(&c->output);
+    o->output = guarded(&buf->output_block, &buf->output_cap, o->output_bytes);
+    if (c->indices.present) {
+        o->indices_bytes = case_tensor_bytes(&c->indices);
+        o->indices = guarded(&buf->indices_block, &buf->indices_cap, o->indices_bytes);
+    }
+    return o->output && (!c->indices.present || o->indices);
+}
+
+void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const exec_options *exec,
+               check_buffers *buf, check_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    UINT64 in_bytes = case_tensor_bytes(&c->input);
+    if (!guarded_outputs(c, buf, &a->outputs) || !grow(&buf->input_copy, &buf->input_cap, in_bytes)) {
+        a->status = RUN_BACKEND_ERROR;
+        snprintf(a->message, sizeof a->message, "out of memory for the backend's outputs");
+        return;
+    }
+    memcpy(buf->input_copy, c->input_data, in_bytes);
+    dmlc_error err = { "" };
+    double t0 = now_us();
+    a->status = vt->run(b, c, exec, &a->outputs, &err);
+    a->time_us = now_us() - t0;
+    const case_outputs *o = &a->outputs;
+    if (a->status == RUN_OK && (!guards_intact(o->output, o->output_bytes)
+                                || (o->indices && !guards_intact(o->indices, o->indices_bytes)))) {
+        a->status = RUN_OUT_OF_BOUNDS_WRITE;
+        snprintf(err.msg, sizeof err.msg, "a byte just outside an output buffer was written");
+    }
+    if (a->status == RUN_OK && memcmp(buf->input_copy, c->input_data, in_bytes)) {
+        a->status = RUN_INPUT_MODIFIED;
+        snprintf(err.msg, sizeof err.msg, "the input buffer changed during the run");
+    }
+    if (a->status != RUN_OK)
+        snprintf(a->message, sizeof a->message, "%s", err.msg);
+}
+
+/* ---- Judging ------------------------------------------------------------------------ */
+
+/* An exact check: a difference that only a class excused is a failure after all. */
+static void make_exact(judgement *j)
+{
+    if (j->verdict == VERDICT_UNSPECIFIED)
+        j->verdict = VERDICT_FAIL;
+}
+
+static void store_elements(const case_tensor *t, uint8_t *buf, const uint64_t *bits)
+{
+    tensor_view v;
+    case_tensor_view(t, &v);
+    uint64_t n = case_tensor_elements(t);
+    for (uint64_t i = 0; i < n; i++)
+        dtype_store_bits(buf, t->type, tensor_view_offset(&v, i), bits[i]);
+}
+
+/* The case file's answer laid out like an execution; a tensor the file gives no array for
+ * is the reference's, so only what the file states is compared. */
+static bool file_answer(const dml_case *c, const check_oracle *o, case_outputs *file)
+{
+    if (!case_outputs_alloc(file, c))
+        return false;
+    memcpy(file->output, o->expected.output, file->output_bytes);
+    if (file->indices)
+        memcpy(file->indices, o->expected.indices, file->indices_bytes);
+    if (c->has_expected_output)
+        store_elements(&c->output, file->output, c->expected_output);
+    if (c->has_expected_indices && file->indices)
+        store_elements(&c->indices, file->indices, c->expected_indices);
+    return true;
+}
+
+/* Judges got against the case file's expected arrays; a failure there is the result. */
+static void judge_file(const dml_case *c, const check_oracle *o, const case_outputs *got,
+                       const check_options *opt, check_result *r)
+{
+    if (compare_with_expected(c, got, NULL))
+        return;
+    case_outputs file;
+    if (!file_answer(c, o, &file)) {
+        r->j = (judgement){ .verdict = VERDICT_ERROR };
+        snprintf(r->message, sizeof r->message, "out of memory for the case file's answer");
+        return;
+    }
+    /* Never strict, so that D6 still lets a flushing device pass; exact for everything else.
+     * The flushed answer only counts on a case that has class denormal. */
+    judge_rules rules = { .strict = false, .device_flushes = opt->rules.device_flushes };
+    const case_outputs *flushed = o->classes & CASE_CLASS_DENORMAL ? &o->flushed : NULL;
+    judgement jf;
+    judge_outputs(c, &file, flushed, got, &rules, &jf);
+    make_exact(&jf);
+    case_outputs_free(&file);
+    if (jf.verdict == VERDICT_FAIL) {
+        r->j = jf;
+        r->against_file = true;
+        r->flushed_pass = false;
+    }
+}
+
+void check_judge(const dml_case *c, const check_oracle *o, const check_answer *a,
+                 const check_options *opt, check_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->classes = o->classes;
+    r->status = a->status;
+    if (a->died != KIND_NONE || a->status != RUN_OK) {
+        judge_status(a->status, a->died, &r->j);
+        snprintf(r->message, sizeof r->message, "%s", a->message);
+        return;
+    }
+    const case_outputs *flushed = o->flushed.output ? &o->flushed : NULL;
+    judge_outputs(c, &o->expected, flushed, &a->outputs, &opt->rules, &r->j);
+    if (opt->exact)
+        make_exact(&r->j);
+    /* A pass that the exact answer does not explain came from the flushed-answer rule. */
+    r->flushed_pass = r->j.verdict == VERDICT_PASS && opt->rules.device_flushes
+        && (o->classes & CASE_CLASS_DENORMAL) && !compare_outputs(c, &o->expected, &a->outputs, NULL);
+    if (c->has_expected_output || c->has_expected_indices)
+        judge_file(c, o, &a->outputs, opt, r);
+}
+
+/* ---- In one process ----------------------------------------------------------------- */
+
+void check_init(checker *k, const backend_vtable *vt, backend *b, const check_options *opt)
+{
+    memset(k, 0, sizeof *k);
+    k->vt = vt;
+    k->b = b;
+    k->opt = *opt;
+}
+
+void check_fini(checker *k)
+{
+    check_buffers_free(&k->buf);
+    memset(&k->last, 0, sizeof k->last);
+}
+
+bool check_case(checker *k, const dml_case *c, check_result *r, dmlc_error *err)
+{
+    check_oracle o;
+    if (!check_prepare(c, &k->opt.exec, &o, err)) {
+        check_oracle_free(&o);
+        return false;
+    }
+    check_run(k->vt, k->b, c, &k->opt.exec, &k->buf, &k->last);
+    check_judge(c, &o, &k->last, &k->opt, r);
+    check_oracle_free(&o);
+    return true;
+}
+
+int check_exit_code(const check_result *r)
+{
+    return r->j.verdict == VERDICT_FAIL ? 1 : r->j.verdict == VERDICT_ERROR ? 2 : 0;
+}
+
+/* ---- The explanation ---------------------------------------------------------------- */
+
+typedef struct text {
+    char *buf;
+    size_t size, used;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+    if (t->used + 1 >= t->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->used += (size_t)n < t->size - t->used ? (size_t)n : t->size - t->used - 1;
+}
+
+static const char *coords_text(const uint32_t *coords, unsigned rank, char *buf, size_t size)
+{
+    text t = { buf, size, 0 };
+    buf[0] = 0;
+    for (unsigned d = 0; d < rank; d++)
+        put(&t, "%s%" PRIu32, d ? "," : "", coords[d]);
+    return buf;
+}
+
+/* The line for a run that produced no outputs to compare. */
+static void explain_status(text *t, const check_result *r)
+{
+    const judgement *j = &r->j;
+    if (j->verdict == VERDICT_SKIP)
+        put(t, "skip: the backend cannot run this case: %s\n", r->message);
+    else
+        put(t, "%s: %s%s%s\n", verdict_name(j->verdict), j->kind ? mismatch_kind_name(j->kind) : "error",
+            r->message[0] ? ": " : "", r->message);
+}
+
+static void explain_first(text *t, const dml_case *c, const check_result *r)
+{
+    const judgement *j = &r->j;
+    const mismatch *m = &j->first;
+    DML_TENSOR_DATA_TYPE type = strcmp(m->tensor, "indices") ? c->output.type : c->indices.type;
+    char where[128], expected[96], got[96];
+    put(t, "%s: %s: %s[%s] (logical element %" PRIu64 "): expected %s, got %s; %" PRIu64
+        " element%s differ%s from %s\n", verdict_name(j->verdict), mismatch_kind_name(j->kind),
+        m->tensor, coords_text(m->coords, m->rank, where, sizeof where), m->logical_index,
+        compare_format_value(type, m->expected_bits, expected, sizeof expected),
+        compare_format_value(type, m->got_bits, got, sizeof got), j->count, j->count == 1 ? "" : "s",
+        j->count == 1 ? "s" : "", r->against_file ? "the case file's expected outputs" : "the reference");
+}
+
+/* The input element an index picked: equal values on both sides mean a tie-rule bug. */
+static void explain_picked(text *t, const dml_case *c, const char *side, const picked_input *p)
+{
+    if (!p->valid) {
+        put(t, "  the %s index names no input element\n", side);
+        return;
+    }
+    tensor_view v;
+    uint32_t coords[DML_MAX_RANK];
+    char where[128], value[96];
+    case_tensor_view(&c->input, &v);
+    tensor_view_coords(&v, p->logical, coords);
+    put(t, "  input at the %s index: input[%s] (flat %" PRIu64 ") = %s\n", side,
+        coords_text(coords, v.rank, where, sizeof where), p->logical,
+        compare_format_value(c->input.type, p->bits, value, sizeof value));
+}
+
+static void explain_classes(text *t, const check_result *r)
+{
+    char names[64];
+    if (!r->classes)
+        return;
+    put(t, "  case classes: %s (DirectML's spec is silent here; see docs/SEMANTICS.md)%s\n",
+        case_classes_str(r->classes, names, sizeof names),
+        r->j.verdict == VERDICT_UNSPECIFIED ? ": only such elements differ, so not a failure" : "");
+}
+
+const char *check_explain(const dml_case *c, const check_result *r, const char *replay, char *buf,
+                          size_t size)
+{
+    text t = { buf, size, 0 };
+    const judgement *j = &r->j;
+    buf[0] = 0;
+    if (j->verdict == VERDICT_PASS) {
+        put(&t, "%s\n", r->flushed_pass ? "pass: matches the answer with fp32 denormals flushed "
+            "(class denormal; the device may flush, SEMANTICS D6)" : "pass");
+        return buf;
+    }
+    if (!j->has_first) {
+        explain_status(&t, r);
+    } else {
+        explain_first(&t, c, r);
+        if (j->at_expected.valid || j->at_got.valid) {
+            explain_picked(&t, c, "expected", &j->at_expected);
+            explain_picked(&t, c, "returned", &j->at_got);
+            if (j->kind == KIND_tie_other_way && j->at_expected.valid && j->at_got.valid)
+                put(&t, "  the two input values are equal: a tie-rule difference (SEMANTICS D3)\n");
+        }
+        explain_classes(&t, r);
+    }
+    if (replay && j->verdict != VERDICT_SKIP)
+        put(&t, "replay: %s\n", replay);
+    return buf;
+}
+
+void check_print(FILE *f, const char *prefix, const dml_case *c, const check_result *r,
+                 const char *replay)
+{
+    char buf[EXPLAIN_MAX];
+    check_explain(c, r, replay, buf, sizeof buf);
+    for (const char *line = buf; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(f, "%s%.*s\n", prefix, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    fflush(f);
+}
+
+/* ---- As JSON ------------------------------------------------------------------------ */
+
+static json_t *value_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    char buf[96];
+    return json_string(compare_format_value(t, bits, buf, sizeof buf));
+}
+
+static json_t *bits_json(uint64_t bits)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%" PRIx64, bits);
+    return json_string(buf);
+}
+
+static json_t *picked_json(const dml_case *c, const picked_input *p)
+{
+    if (!p->valid)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)p->logical, "bits", bits_json(p->bits),
+                     "value", value_json(c->input.type, p->bits));
+}
+
+char *check_first_json(const dml_case *c, const check_result *r)
+{
+    const judgement *j = &r->j;
+    if (!j->has_first)
+        return NULL;
+    const mismatch *m = &j->first;
+    DML_TENSOR_DATA_TYPE t = !strcmp(m->tensor, "indices") ? c->indices.type : c->output.type;
+    json_t *coords = json_array();
+    for (unsigned d = 0; d < m->rank; d++)
+        json_array_append_new(coords, json_integer(m->coords[d]));
+    char explained[EXPLAIN_MAX];
+    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:s}", "tensor", m->tensor, "element",
+                          (json_int_t)m->logical_index, "coords", coords, "expected",
+                          bits_json(m->expected_bits), "got", bits_json(m->got_bits),
+                          "expected_value", value_json(t, m->expected_bits), "got_value",
+                          value_json(t, m->got_bits), "explanation",
+                          check_explain(c, r, NULL, explained, sizeof explained));
+    if (o && (j->at_expected.valid || j->at_got.valid)) {
+        json_object_set_new(o, "input_at_expected", picked_json(c, &j->at_expected));
+        json_object_set_new(o, "input_at_got", picked_json(c, &j->at_got));
+    }
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}

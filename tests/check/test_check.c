@@ -1,0 +1,410 @@
+/*
+ * test_check.c: the one differential check (harness/check.h) and its explanation.  A fake
+ * backend computes the reference answer and then commits one fault on request: it reports
+ * an error or an unsupported case, writes past an output buffer or into the input without
+ * saying so, patches one output element, or answers as a device that flushes fp32 denormals.
+ * Each test states the verdict, the kind and the words a person would read.  The last test
+ * runs `dmlcheck run`'s runner with a tie-flipping backend and reads its signature lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../reference/case_builder.h"
+#include "check.h"
+#include "dtype.h"
+#include "reference.h"
+#include "replay.h"
+#include "runner.h"
+#include "tap.h"
+
+typedef enum fault { FAULT_NONE, FAULT_ERROR, FAULT_UNSUPPORTED, FAULT_REPORTED_OOB, FAULT_SILENT_OOB,
+                     FAULT_INPUT, FAULT_PATCH, FAULT_FLUSH } fault;
+
+struct backend {
+    fault fault;
+    bool patch_indices;  /* FAULT_PATCH: the indices tensor instead of the output */
+    uint64_t patch_logical, patch_bits;
+};
+
+static backend fake; /* the one fake device; tests set its fault */
+
+static backend *fake_open(const char *device, dmlc_error *err)
+{
+    (void)device;
+    (void)err;
+    return &fake;
+}
+
+static void patch(const dml_case *c, backend *b, case_outputs *out)
+{
+    const case_tensor *t = b->patch_indices ? &c->indices : &c->output;
+    tensor_view v;
+    case_tensor_view(t, &v);
+    dtype_store_bits(b->patch_indices ? out->indices : out->output, t->type,
+                     tensor_view_offset(&v, b->patch_logical), b->patch_bits);
+}
+
+static run_status fake_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                           dmlc_error *err)
+{
+    exec_options flushed = *opt;
+    flushed.flush_denormals = b->fault == FAULT_FLUSH;
+    ref_run(c, &flushed, out);
+    switch (b->fault) {
+    case FAULT_ERROR: err_set(err, "clBuildProgram failed"); return RUN_BACKEND_ERROR;
+    case FAULT_UNSUPPORTED: err_set(err, "device lacks this type"); return RUN_UNSUPPORTED;
+    case FAULT_REPORTED_OOB: err_set(err, "guard band overwritten"); return RUN_OUT_OF_BOUNDS_WRITE;
+    case FAULT_SILENT_OOB: out->output[out->output_bytes] = 0; return RUN_OK;
+    case FAULT_INPUT: ((dml_case *)c)->input_data[0] ^= 1; return RUN_OK;
+    case FAULT_PATCH: patch(c, b, out); return RUN_OK;
+    case FAULT_FLUSH: case FAULT_NONE: return RUN_OK;
+    }
+    return RUN_OK;
+}
+
+static void fake_info(backend *b, backend_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->flushes_denormals = b->fault == FAULT_FLUSH;
+}
+
+static void fake_close(backend *b) { (void)b; }
+
+static const backend_vtable fake_backend = {
+    .name = "fake", .summary = "misbehaves on request", .open = fake_open, .run = fake_run,
+    .info = fake_info, .close = fake_close,
+};
+
+/* ---- Cases -------------------------------------------------------------------------- */
+
+/* ARGMAX over FLOAT32 values given as raw bits, one axis of n elements. */
+static void argmax_case(dml_case *c, const uint64_t *bits, UINT n)
+{
+    UINT sizes[1] = { n }, axes[1] = { 0 };
+    case_init(c);
+    cb_arg_case(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, 1, sizes, NULL, 1, axes,
+                DML_AXIS_DIRECTION_INCREASING, DML_TENSOR_DATA_TYPE_UINT32);
+    cb_alloc_input(c);
+    for (UINT i = 0; i < n; i++)
+        cb_set_input(c, i, bits[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+/* {3, 1, 3}: the maximum ties at 0 and 2; INCREASING picks 0 (SEMANTICS D3). */
+static void tie_case(dml_case *c)
+{
+    static const uint64_t v[3] = { 0x40400000, 0x3f800000, 0x40400000 };
+    argmax_case(c, v, 3);
+}
+
+/* {+0, smallest denormal}: exactly the denormal (index 1) wins; flushed, the two tie and
+ * index 0 wins, so the case has class denormal (SEMANTICS D6). */
+static void denormal_case(dml_case *c)
+{
+    static const uint64_t v[2] = { 0x00000000, 0x00000001 };
+    argmax_case(c, v, 2);
+}
+
+/* 1x1x1x4 pooling, window 2, stride 2, with indices: {5, 5, 1, 2} -> 5 at index 0, 2 at 3. */
+static void pool_tie_case(dml_case *c)
+{
+    UINT sizes[4] = { 1, 1, 1, 4 }, out[2] = { 1, 2 };
+    cb_pool_axis axes[2] = { { 1, 1, 0, 0, 1 }, { 2, 2, 0, 0, 1 } };
+    static const uint64_t v[4] = { 0x40a00000, 0x40a00000, 0x3f800000, 0x40000000 };
+    case_init(c);
+    cb_pool_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL, axes, out, DML_TENSOR_DATA_TYPE_UINT32);
+    cb_alloc_input(c);
+    for (unsigned i = 0; i < 4; i++)
+        cb_set_input(c, i, v[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+/* ---- Helpers ------------------------------------------------------------------------ */
+
+static check_options options(bool device_flushes, bool exact)
+{
+    return (check_options){ .rules = { .device_flushes = device_flushes }, .exact = exact };
+}
+
+/* Checks c on the fake with fault f; the explanation (replay `replay`) goes into text. */
+static check_result run_check(fault f, const dml_case *c, const check_options *opt, const char *replay,
+                              char *text, size_t size)
+{
+    checker k;
+    check_result r;
+    dmlc_error err = { "" };
+    fake.fault = f;
+    check_init(&k, &fake_backend, &fake, opt);
+    if (!check_case(&k, c, &r, &err))
+        r = (check_result){ .j.verdict = VERDICT_ERROR };
+    check_fini(&k);
+    check_explain(c, &r, replay, text, size);
+    return r;
+}
+
+/* Verdict, kind, exit code and up to two phrases of the explanation. */
+static bool expect(const check_result *r, const char *text, verdict v, mismatch_kind kind, int code,
+                   const char *phrase1, const char *phrase2)
+{
+    bool ok = r->j.verdict == v && r->j.kind == kind && check_exit_code(r) == code
+        && (!phrase1 || strstr(text, phrase1)) && (!phrase2 || strstr(text, phrase2));
+    if (!ok)
+        tap_diag("verdict %s kind %s exit %d; explanation:\n%s", verdict_name(r->j.verdict),
+                 r->j.kind ? mismatch_kind_name(r->j.kind) : "none", check_exit_code(r), text);
+    return ok;
+}
+
+/* ---- Run statuses ------------------------------------------------------------------- */
+
+static void test_statuses(tap *t)
+{
+    dml_case c;
+    char text[4096];
+    check_options opt = options(false, false);
+    tie_case(&c);
+    check_result r = run_check(FAULT_NONE, &c, &opt, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_PASS, KIND_NONE, 0, "pass\n", NULL) && !strstr(text, "replay"),
+           "check_agreeing_backend_passes_without_replay_line");
+    r = run_check(FAULT_ERROR, &c, &opt, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_backend_error, 1,
+                     "fail: backend_error: clBuildProgram failed\n", "replay: dmlcheck x\n"),
+           "check_backend_error_fails_with_message_and_replay");
+    r = run_check(FAULT_UNSUPPORTED, &c, &opt, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_SKIP, KIND_NONE, 0,
+                     "skip: the backend cannot run this case: device lacks this type", NULL)
+           && !strstr(text, "replay"), "check_unsupported_is_a_skip");
+    r = run_check(FAULT_REPORTED_OOB, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_out_of_bounds_write, 1, "guard band overwritten", NULL),
+           "check_reported_out_of_bounds_write_fails");
+    r = run_check(FAULT_SILENT_OOB, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_out_of_bounds_write, 1,
+                     "a byte just outside an output buffer was written", NULL),
+           "check_guard_band_catches_an_unreported_write_past_the_output");
+    r = run_check(FAULT_INPUT, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_input_modified, 1,
+                     "input_modified: the input buffer changed during the run", NULL),
+           "check_catches_an_unreported_input_change");
+    case_free(&c);
+}
+
+/* The runner's split: the oracle here, the answer from elsewhere (a worker that died). */
+static void test_halves(tap *t)
+{
+    dml_case c;
+    char text[4096];
+    check_options opt = options(false, false);
+    check_oracle oracle;
+    dmlc_error err;
+    tie_case(&c);
+    check_prepare(&c, &opt.exec, &oracle, &err);
+    check_answer died = { .died = KIND_crash, .message = "killed by signal 11 (SIGSEGV)" };
+    check_result r;
+    check_judge(&c, &oracle, &died, &opt, &r);
+    check_explain(&c, &r, "dmlcheck replay 1:2", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_crash, 1, "fail: crash: killed by signal 11", NULL),
+           "check_judge_fails_a_crashed_worker");
+
+    /* The same answer judged in halves and by check_case gives the same result. */
+    fake.fault = FAULT_PATCH;
+    fake.patch_indices = false;
+    fake.patch_logical = 0;
+    fake.patch_bits = 2;
+    check_buffers buf = { 0 };
+    check_answer a;
+    check_result whole;
+    check_run(&fake_backend, &fake, &c, &opt.exec, &buf, &a);
+    check_judge(&c, &oracle, &a, &opt, &r);
+    whole = run_check(FAULT_PATCH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, r.j.verdict == whole.j.verdict && r.j.kind == whole.j.kind && r.j.count == whole.j.count
+           && r.j.verdict == VERDICT_FAIL, "check_halves_judge_as_check_case_does");
+    check_buffers_free(&buf);
+    check_oracle_free(&oracle);
+    case_free(&c);
+}
+
+/* ---- Denormals (SEMANTICS D6) ------------------------------------------------------- */
+
+static void test_denormals(tap *t)
+{
+    dml_case c;
+    char text[4096];
+    denormal_case(&c);
+    check_options flushing = options(true, true), exact_device = options(false, false);
+    check_options exact_device_exact = options(false, true);
+    check_result r = run_check(FAULT_FLUSH, &c, &flushing, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_PASS, KIND_NONE, 0, "matches the answer with fp32 denormals flushed",
+                     NULL) && r.flushed_pass && (r.classes & CASE_CLASS_DENORMAL),
+           "check_flushing_device_passes_with_the_flushed_answer");
+    r = run_check(FAULT_NONE, &c, &flushing, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_PASS, KIND_NONE, 0, NULL, NULL) && !r.flushed_pass,
+           "check_flushing_device_passes_with_the_exact_answer");
+    r = run_check(FAULT_FLUSH, &c, &exact_device, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_UNSPECIFIED, KIND_wrong_index, 0, "case classes: denormal",
+                     "not a failure"), "check_exact_device_with_flushed_answer_is_unspecified");
+    r = run_check(FAULT_FLUSH, &c, &exact_device_exact, "dmlcheck x", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_wrong_index, 1, "case classes: denormal", "replay: "),
+           "check_exact_device_with_flushed_answer_fails_an_exact_check");
+    fake.patch_indices = false;
+    fake.patch_logical = 0;
+    fake.patch_bits = 7; /* neither answer: no such input element */
+    r = run_check(FAULT_PATCH, &c, &flushing, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_wrong_index, 1, "the returned index names no input element",
+                     NULL), "check_flushing_device_with_a_third_answer_fails_an_exact_check");
+    case_free(&c);
+}
+
+/* ---- Case-file expected arrays ------------------------------------------------------ */
+
+static void expect_output(dml_case *c, uint64_t bits)
+{
+    free(c->expected_output);
+    c->expected_output = malloc(sizeof *c->expected_output);
+    c->expected_output[0] = bits;
+    c->has_expected_output = true;
+}
+
+static void test_case_file(tap *t)
+{
+    dml_case c;
+    char text[4096];
+    check_options opt = options(false, false);
+    tie_case(&c);
+    expect_output(&c, 0);
+    check_result r = run_check(FAULT_NONE, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_PASS, KIND_NONE, 0, NULL, NULL), "check_file_expectation_met_passes");
+    expect_output(&c, 2); /* the file claims the other tie */
+    r = run_check(FAULT_NONE, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_tie_other_way, 1,
+                     "output[0] (logical element 0): expected 2, got 0; 1 element differs from the case "
+                     "file's expected outputs", NULL) && r.against_file,
+           "check_file_expectation_checked_even_when_the_reference_agrees");
+    case_free(&c);
+
+    /* Expectations are exact: the flushed answer of a device that does not flush fails. */
+    denormal_case(&c);
+    expect_output(&c, 1);
+    r = run_check(FAULT_FLUSH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_wrong_index, 1, "case file", "case classes: denormal"),
+           "check_file_expectation_is_exact_for_a_device_that_does_not_flush");
+    opt = options(true, false);
+    r = run_check(FAULT_FLUSH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_PASS, KIND_NONE, 0, "fp32 denormals flushed", NULL),
+           "check_file_expectation_accepts_a_flushing_device_s_flushed_answer");
+    case_free(&c);
+}
+
+/* ---- The explanation ---------------------------------------------------------------- */
+
+static void test_explanation(tap *t)
+{
+    dml_case c;
+    char text[4096], replay[256] = "dmlcheck exec --backend fake";
+    replay_append_arg(replay, sizeof replay, "it's here.json");
+    check_options opt = options(false, false);
+    tie_case(&c);
+    fake.patch_indices = false;
+    fake.patch_logical = 0;
+    fake.patch_bits = 2;
+    check_result r = run_check(FAULT_PATCH, &c, &opt, replay, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_tie_other_way, 1,
+                     "fail: tie_other_way: output[0] (logical element 0): expected 0, got 2; 1 element "
+                     "differs from the reference\n"
+                     "  input at the expected index: input[0] (flat 0) = 0x1.8p+1 (0x40400000)\n"
+                     "  input at the returned index: input[2] (flat 2) = 0x1.8p+1 (0x40400000)\n"
+                     "  the two input values are equal: a tie-rule difference (SEMANTICS D3)\n",
+                     "replay: dmlcheck exec --backend fake 'it'\\''s here.json'\n"),
+           "check_explains_an_index_mismatch_with_both_input_values_and_a_quoted_replay");
+    char *json = check_first_json(&c, &r);
+    tap_ok(t, json && strstr(json, "\"input_at_expected\":{\"index\":0,\"bits\":\"0x40400000\"")
+           && strstr(json, "\"explanation\":\"fail: tie_other_way: output[0]"),
+           "check_first_json_holds_the_inputs_and_the_explanation: %s", json ? json : "(null)");
+    free(json);
+    case_free(&c);
+
+    /* Pooling: the indices differ; the same generic lines name both window elements. */
+    pool_tie_case(&c);
+    fake.patch_indices = true;
+    fake.patch_logical = 0;
+    fake.patch_bits = 1;
+    r = run_check(FAULT_PATCH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_tie_other_way, 1,
+                     "indices[0,0,0,0] (logical element 0): expected 0, got 1",
+                     "  input at the returned index: input[0,0,0,1] (flat 1) = 0x1.4p+2 (0x40a00000)\n"),
+           "check_explains_a_pooling_index_mismatch_with_the_window_elements");
+    case_free(&c);
+}
+
+/* ---- The runner's signature lines --------------------------------------------------- */
+
+/* ARGMAX/ARGMIN with the direction flipped: ties go the other way. */
+static run_status flipped_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                              dmlc_error *err)
+{
+    (void)b;
+    (void)err;
+    dml_case flipped;
+    if (!case_copy(&flipped, c))
+        return RUN_BACKEND_ERROR;
+    flipped.direction = !flipped.direction;
+    case_link(&flipped);
+    ref_run(&flipped, opt, out);
+    case_free(&flipped);
+    return RUN_OK;
+}
+
+static const backend_vtable flipped_backend = {
+    .name = "flipped", .summary = "ties the other way", .open = fake_open, .run = flipped_run,
+    .info = fake_info, .close = fake_close,
+};
+
+static void test_runner_lines(tap *t)
+{
+    char db[] = "/tmp/dmlcheck-check-XXXXXX.sqlite", lines[16384] = "";
+    int fd = mkstemps(db, 7);
+    close(fd);
+    unlink(db);
+    FILE *out = tmpfile();
+    runner_options o;
+    runner_options_default(&o);
+    o.backend = &flipped_backend;
+    o.seed = 7;
+    o.cases = 300;
+    o.gen.op_mask = 1u << OP_ARGMAX;
+    o.db_path = db;
+    o.shrink_budget = 0;
+    o.out = out;
+    fake.fault = FAULT_NONE;
+    runner_report rep;
+    dmlc_error err;
+    int code = runner_run(&o, &rep, &err);
+    rewind(out);
+    lines[fread(lines, 1, sizeof lines - 1, out)] = 0;
+    fclose(out);
+    const char *sig = strstr(lines, "new-signature fail kind=tie_other_way");
+    const char *next = sig ? strchr(sig, '\n') : NULL;
+    if (!tap_ok(t, code == 1 && next && !strncmp(next, "\n  fail: tie_other_way: output[", 31)
+                && strstr(next, "\n    input at the returned index: input[") && strstr(next, "tie-rule")
+                && strstr(next, "\n  replay: dmlcheck replay 7:"),
+                "run_new_signature_lines_carry_the_check_explanation"))
+        tap_diag("exit %d (%s); output:\n%s", code, code == 2 ? err.msg : "", lines);
+    for (const char *suffix = ""; suffix; suffix = !*suffix ? "-wal" : !strcmp(suffix, "-wal") ? "-shm" : NULL) {
+        char path[64];
+        snprintf(path, sizeof path, "%s%s", db, suffix);
+        unlink(path);
+    }
+}
+
+int main(void)
+{
+    tap t;
+    tap_plan(&t, 0);
+    test_statuses(&t);
+    test_halves(&t);
+    test_denormals(&t);
+    test_case_file(&t);
+    test_explanation(&t);
+    test_runner_lines(&t);
+    return tap_done(&t);
+}
