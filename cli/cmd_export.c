@@ -1,6 +1,6 @@
 /*
- * cmd_export.c: `dmlcheck export SEED:INDEX > case.json`: regenerates one case (with the
- * generator options the run used) and writes it as a case file whose expected outputs are
+ * cmd_export.c: `dmlcheck export gN:SEED:INDEX > case.json`: regenerates one case (with the
+ * generator version and options the run used, checked as replay checks them) and writes it as a case file whose expected outputs are
  * the reference's, so `dmlcheck exec case.json` checks any backend against it.  No backend
  * runs here.
  */
@@ -18,11 +18,16 @@ int cmd_export(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: dmlcheck export SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
-        "                       [--max-elements N] [--nan-policy ignore|propagate] > case.json\n\n"
-        "Writes case SEED:INDEX as a case file with the reference's expected outputs.\n"
+        "usage: dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
+        "                       [--max-elements N] [--nan-policy ignore|propagate]\n"
+        "                       [--db FILE] > case.json\n\n"
+        "Writes case gN:SEED:INDEX as a case file with the reference's expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
-        "options can be reused) and ignored.\n");
+        "options can be reused) and ignored.\n\n"
+        "gN is the generator version that drew the case; this dmlcheck has version %d and\n"
+        "refuses an id of another version (exit 2).  A bare SEED:INDEX is exported as version\n"
+        "%d with a warning.  --db FILE checks the id against the run that recorded it, as\n"
+        "`dmlcheck replay --help` describes.\n", GEN_VERSION, GEN_VERSION);
 }
 
 int cmd_export(int argc, char **argv)
@@ -45,9 +50,11 @@ int cmd_export(int argc, char **argv)
     else if (!case_outputs_alloc(&expected, &k))
         fprintf(stderr, "dmlcheck export: out of memory\n");
     else {
-        char comment[160];
-        snprintf(comment, sizeof comment, "dmlcheck export %s: %s values, %s layout", argv[optind],
-                 gen_distribution_name(info.dist), gen_layout_name(info.layout));
+        char comment[160], name[GEN_CASE_ID_SIZE];
+        gen_case_id id = { .version = GEN_VERSION, .seed = o.seed, .index = case_index };
+        snprintf(comment, sizeof comment, "dmlcheck export %s: %s values, %s layout",
+                 gen_format_case_id(&id, name, sizeof name), gen_distribution_name(info.dist),
+                 gen_layout_name(info.layout));
         free(k.comment);
         k.comment = strdup(comment);
         ref_run(&k, &cfg.exec, &expected);

@@ -1,6 +1,6 @@
 /*
- * cmd_replay.c: `dmlcheck replay SEED:INDEX`: regenerates one case exactly as `run` did
- * (same generator options), runs it on the reference and, in a worker process, on the
+ * cmd_replay.c: `dmlcheck replay gN:SEED:INDEX`: regenerates one case exactly as `run` did
+ * (same generator version and options, checked by runner_check_case_id), runs it on the reference and, in a worker process, on the
  * backend, judges it as `run` does, and prints what a person needs to act on it: the case,
  * both outputs with the first differences, and the inputs that decided each differing
  * element (floats as hex-float and raw bits), for ARGMIN/ARGMAX the values at both indices,
@@ -31,12 +31,19 @@ int cmd_replay(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: dmlcheck replay SEED:INDEX [--backend NAME] [--device SEL] [--feature-level L]\n"
+        "usage: dmlcheck replay gN:SEED:INDEX [--backend NAME] [--device SEL] [--feature-level L]\n"
         "                       [--ops LIST] [--types LIST] [--max-elements N]\n"
-        "                       [--nan-policy ignore|propagate] [--strict] [--case-timeout MS]\n\n"
-        "Regenerates case SEED:INDEX (give the generator options the run used; every replay\n"
+        "                       [--nan-policy ignore|propagate] [--strict] [--case-timeout MS]\n"
+        "                       [--db FILE]\n\n"
+        "Regenerates case gN:SEED:INDEX (give the generator options the run used; every replay\n"
         "command `run` prints has them) and shows the reference and backend outputs, the first\n"
-        "differences and the inputs that decided them.\n");
+        "differences and the inputs that decided them.\n\n"
+        "gN is the generator version that drew the case; this dmlcheck has version %d and\n"
+        "refuses an id of another version (exit 2), which could name a different case here.\n"
+        "A bare SEED:INDEX (printed before ids had a version) is replayed as version %d with\n"
+        "a warning.  --db FILE looks up the run that recorded the case and refuses when its\n"
+        "generator version or options differ from this command's, naming the option and\n"
+        "printing the command with the run's options.\n", GEN_VERSION, GEN_VERSION);
 }
 
 static void print_uints(const char *name, const UINT *v, unsigned n)
@@ -188,8 +195,9 @@ static int judge_and_show(const runner_options *o, uint64_t case_index, const dm
         print_outputs("backend  ", k, &a.outputs);
     if (ran && res.j.verdict != VERDICT_PASS)
         print_differences(k, &oracle->expected, &a.outputs);
-    char replay[1024], args[768];
-    snprintf(replay, sizeof replay, "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s", o->seed, case_index,
+    char replay[1024], args[768], name[GEN_CASE_ID_SIZE];
+    gen_case_id id = { .version = GEN_VERSION, .seed = o->seed, .index = case_index };
+    snprintf(replay, sizeof replay, "dmlcheck replay %s %s", gen_format_case_id(&id, name, sizeof name),
              runner_replay_args(o, args, sizeof args));
     printf("verdict: ");
     check_print(stdout, "", k, &res, replay);

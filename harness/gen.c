@@ -2,8 +2,9 @@
  * gen.c: the seeded random case generator.  gen_case(seed, index) reseeds a xoshiro256**
  * from (seed, index) and draws, in this fixed order: operator, feature level, data types,
  * value distribution, shape and operator parameters, tensor layouts, then the input values
- * (gen_values.c).  Changing the order or any draw renames every SEED:INDEX; the golden test
- * in tests/runner/test_gen.c pins the first case of seed 1 so that happens only on purpose.
+ * (gen_values.c).  Changing the order or any draw renames every SEED:INDEX, so it must bump
+ * GEN_VERSION (gen.h); the golden test in tests/runner/test_gen.c pins the first case of
+ * seed 1 so that happens only on purpose.  Case ids and the options text are at the end.
  *
  * Invariants: every case is valid at its feature level (SEMANTICS.md, validate_case); only
  * integer arithmetic decides anything, so a case is bit-identical on every machine; the
@@ -14,6 +15,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,13 +369,98 @@ static bool parse_u64(const char *text, const char *end, uint64_t *out)
     return true;
 }
 
-bool gen_parse_case_id(const char *text, uint64_t *seed, uint64_t *index)
+/* "SEED:INDEX" between text and its end. */
+static bool parse_seed_index(const char *text, uint64_t *seed, uint64_t *index)
 {
-    const char *colon = text ? strchr(text, ':') : NULL;
-    uint64_t s, i;
-    if (!colon || !parse_u64(text, colon, &s) || !parse_u64(colon + 1, colon + strlen(colon), &i))
+    const char *colon = strchr(text, ':');
+    return colon && parse_u64(text, colon, seed)
+           && parse_u64(colon + 1, colon + strlen(colon), index);
+}
+
+/* The N of a "gN:" prefix: decimal digits only, 1 to UINT32_MAX; *rest after the colon. */
+static bool parse_version(const char *text, unsigned *version, const char **rest)
+{
+    const char *colon = strchr(text, ':');
+    size_t digits = colon ? (size_t)(colon - text - 1) : 0;
+    uint64_t v;
+    if (text[0] != 'g' || !digits || strspn(text + 1, "0123456789") != digits
+        || !parse_u64(text + 1, colon, &v) || v < 1 || v > UINT32_MAX)
         return false;
-    *seed = s;
-    *index = i;
+    *version = (unsigned)v;
+    *rest = colon + 1;
     return true;
+}
+
+bool gen_parse_case_id(const char *text, gen_case_id *id)
+{
+    gen_case_id got = { 0 };
+    const char *rest = text;
+    if (!text || (text[0] == 'g' && !parse_version(text, &got.version, &rest))
+        || !parse_seed_index(rest, &got.seed, &got.index))
+        return false;
+    *id = got;
+    return true;
+}
+
+const char *gen_format_case_id(const gen_case_id *id, char *buf, size_t size)
+{
+    if (id->version)
+        snprintf(buf, size, "g%u:%" PRIu64 ":%" PRIu64, id->version, id->seed, id->index);
+    else
+        snprintf(buf, size, "%" PRIu64 ":%" PRIu64, id->seed, id->index);
+    return buf;
+}
+
+/* Appends ",name" (or "name" first) to buf. */
+static void append_name(char *buf, size_t size, const char *name, bool *first)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, size - used, "%s%s", *first ? "" : ",", name);
+    *first = false;
+}
+
+/* The op list of a mask ("any" when it allows every op, as gen_case reads it). */
+static void ops_text(unsigned mask, char *buf, size_t size)
+{
+    const unsigned all = (1u << OP_COUNT) - 1;
+    bool first = true;
+    buf[0] = 0;
+    if ((mask & all) == 0 || (mask & all) == all) {
+        snprintf(buf, size, "any");
+        return;
+    }
+    for (int op = 0; op < OP_COUNT; op++)
+        if (mask & (1u << op))
+            append_name(buf, size, op_table[op].stem, &first);
+}
+
+/* The type list of a mask ("any" when it allows every type the tables know). */
+static void types_text(uint32_t mask, char *buf, size_t size)
+{
+    uint32_t all = 0;
+    bool first = true;
+    for (size_t i = 0; i < DTYPE_COUNT; i++)
+        all |= 1u << dtype_table[i].type;
+    buf[0] = 0;
+    if ((mask & all) == 0 || (mask & all) == all) {
+        snprintf(buf, size, "any");
+        return;
+    }
+    for (size_t i = 0; i < DTYPE_COUNT; i++)
+        if (mask & (1u << dtype_table[i].type))
+            append_name(buf, size, dtype_table[i].name, &first);
+}
+
+const char *gen_options_text(const gen_options *opt, char *buf, size_t size)
+{
+    char ops[96], types[160];
+    /* The budget exactly as gen_case computes it, so equal texts draw equal cases. */
+    uint64_t budget = opt->max_elements ? opt->max_elements : GEN_DEFAULT_MAX_ELEMENTS;
+    if (budget > GEN_MAX_ELEMENTS_CAP)
+        budget = GEN_MAX_ELEMENTS_CAP;
+    ops_text(opt->op_mask, ops, sizeof ops);
+    types_text(opt->input_type_mask, types, sizeof types);
+    snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s",
+             opt->feature_level ? fl_name(opt->feature_level) : "any", budget, ops, types);
+    return buf;
 }

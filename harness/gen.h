@@ -1,13 +1,15 @@
 /*
- * gen.h: the seeded random case generator.  A case is named by SEED:INDEX and regenerates
- * bit-identically on any machine: the PRNG is reseeded per case from (seed, index), so a
- * filtered or resumed run reproduces the same cases as the full run.  Every generated case
- * is valid at its feature level (c->feature_level is always set).
+ * gen.h: the seeded random case generator.  A case is named by gN:SEED:INDEX (generator
+ * version N, see GEN_VERSION) and regenerates bit-identically on any machine: the PRNG is
+ * reseeded per case from (seed, index), so a filtered or resumed run reproduces the same
+ * cases as the full run.  Every generated case is valid at its feature level
+ * (c->feature_level is always set).
  */
 #ifndef DMLCHECK_GEN_H
 #define DMLCHECK_GEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "case.h"
@@ -57,7 +59,38 @@ void gen_options_default(gen_options *opt);
  * no data type). */
 bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c,
               gen_info *info, dmlc_error *err);
-/* Parses "SEED:INDEX" (decimal or 0x-hex seed). */
-bool gen_parse_case_id(const char *text, uint64_t *seed, uint64_t *index);
+
+/* ---- Case identity ---------------------------------------------------------------------
+ * The generator's version, carried by every case id ("g2:7:49").  Bump it whenever the same
+ * SEED:INDEX and the same gen_options_text would draw a different case: any change to a
+ * draw, to their order, to gen_values.c or to the type tables; move the golden case in
+ * tests/runner/test_gen.c with it.  Replay refuses an id of another version, so an old id
+ * fails loudly instead of silently naming a different case.
+ * Version 1 is every generator before ids carried a version (bare "SEED:INDEX", runs stored
+ * without gen_version).  It named no single generator, so nothing drawn then is replayed as
+ * version 2 without the user saying so. */
+#define GEN_VERSION 2
+
+typedef struct gen_case_id {
+    unsigned version;    /* the generator version; 0: a bare legacy SEED:INDEX, which names none */
+    uint64_t seed, index;
+} gen_case_id;
+
+/* Room for the longest id: "g4294967295:" and two 20-digit numbers. */
+#define GEN_CASE_ID_SIZE 56
+/* Parses "gN:SEED:INDEX" (N decimal, >= 1) or the legacy "SEED:INDEX" (version 0); SEED and
+ * INDEX are decimal or 0x-hex.  False on anything else, id untouched. */
+bool gen_parse_case_id(const char *text, gen_case_id *id);
+/* "gN:SEED:INDEX" (decimal), or "SEED:INDEX" for version 0, into buf; returns buf. */
+const char *gen_format_case_id(const gen_case_id *id, char *buf, size_t size);
+
+/* Room for any gen_options_text. */
+#define GEN_OPTIONS_TEXT_SIZE 256
+/* The options that decide what is drawn, as stable text whose equality means "same cases":
+ * "feature-level=any max-elements=4096 ops=any types=any", keys in this order, names as the
+ * command line spells them (--ops argmax,argmin; --types FLOAT16,...), each value reduced to
+ * what gen_case uses (a mask of every op is "any", max-elements is clamped like the budget).
+ * Stored with every run (runs.gen_options) so replay --db can name an option that differs. */
+const char *gen_options_text(const gen_options *opt, char *buf, size_t size);
 
 #endif

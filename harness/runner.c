@@ -161,7 +161,7 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
         { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
         { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
         { "case-timeout", required_argument, NULL, 0 }, { "help", no_argument, NULL, 'h' },
-        { 0, 0, 0, 0 },
+        { "db", required_argument, NULL, 'd' },      { 0, 0, 0, 0 },
     };
     dmlc_error err;
     int which, c;
@@ -170,6 +170,10 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
         if (c == 'h') {
             usage(stdout);
             return 0;
+        }
+        if (c == 'd') {
+            o->db_path = optarg;
+            continue;
         }
         if (c != 0) {
             usage(stderr);
@@ -180,12 +184,16 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
             return 2;
         }
     }
-    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &o->seed, index)) {
-        fprintf(stderr, "dmlcheck %s: give one case id SEED:INDEX\n", command);
+    gen_case_id id;
+    if (optind != argc - 1 || !gen_parse_case_id(argv[optind], &id)) {
+        fprintf(stderr, "dmlcheck %s: give one case id gN:SEED:INDEX (e.g. g%d:7:49)\n", command,
+                GEN_VERSION);
         usage(stderr);
         return 2;
     }
-    return -1;
+    o->seed = id.seed;
+    *index = id.index;
+    return runner_check_case_id(command, &id, o);
 }
 
 /* "argmax,max_pooling2" / "f16,u8" lists of the masks, into buf. */
@@ -283,6 +291,13 @@ char *runner_options_json(const runner_options *o)
 }
 
 /* ---- Small helpers ------------------------------------------------------------------ */
+
+/* The id of case `index` of this run: gN:SEED:INDEX with this generator's version. */
+static const char *case_name(uint64_t seed, uint64_t index, char buf[GEN_CASE_ID_SIZE])
+{
+    gen_case_id id = { .version = GEN_VERSION, .seed = seed, .index = index };
+    return gen_format_case_id(&id, buf, GEN_CASE_ID_SIZE);
+}
 
 static double now_s(void)
 {
@@ -535,12 +550,14 @@ static void print_signature_line(runner *r, const slot_case *sc, uint64_t index,
         return;
     clear_progress(r);
     const dml_case *c = &sc->c;
+    char name[GEN_CASE_ID_SIZE];
+    case_name(r->o->seed, index, name);
     fprintf(r->o->out, "%s %s kind=%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
-            "dist=%s case=%" PRIu64 ":%" PRIu64 "\n", is_new ? "new-signature" : "signature",
+            "dist=%s case=%s\n", is_new ? "new-signature" : "signature",
             verdict_name(res->j.verdict), mismatch_kind_name(res->j.kind), op_table[c->op].name,
             fl_name(c->feature_level), dtype_name(c->input.type), dtype_name(c->output.type),
             c->indices.present ? dtype_name(c->indices.type) : "-", gen_layout_name(sc->info.layout),
-            gen_distribution_name(sc->info.dist), r->o->seed, index);
+            gen_distribution_name(sc->info.dist), name);
     check_print(r->o->out, "  ", c, res, replay);
 }
 
@@ -549,8 +566,8 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
 {
     const dml_case *c = &sc->c;
     const judgement *j = &res->j;
-    char case_id[48], replay[1024], seen_at[32];
-    snprintf(case_id, sizeof case_id, "%" PRIu64 ":%" PRIu64, r->o->seed, index);
+    char case_id[GEN_CASE_ID_SIZE], replay[1024], seen_at[32];
+    case_name(r->o->seed, index, case_id);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
     store_signature_row row = {
         .backend = r->o->backend->name, .device_id = r->device_id, .op = op_table[c->op].name,
@@ -685,9 +702,10 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
             else if (!record_case(r, sc, index, &res, 0, sc->error, err))
                 return false;
             clear_progress(r);
-            fprintf(stderr, "dmlcheck: case %" PRIu64 ":%" PRIu64 " not checked: %s\n  replay: "
-                    "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", r->o->seed, index, sc->error,
-                    r->o->seed, index, r->replay_args);
+            char name[GEN_CASE_ID_SIZE];
+            case_name(r->o->seed, index, name);
+            fprintf(stderr, "dmlcheck: case %s not checked: %s\n  replay: dmlcheck replay %s %s\n",
+                    name, sc->error, name, r->replay_args);
             if (a.died != KIND_NONE && !resend_after_death(r, cur, i, next, err))
                 return false;
             continue;
@@ -822,9 +840,11 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
             json = casefile_write(&small, &expected);
         }
         ok = json && store_signature_shrunk(r->db, s->id, json, err);
+        char name[GEN_CASE_ID_SIZE];
         if (ok && !r->o->quiet)
-            fprintf(r->o->out, "shrunk signature %" PRId64 " (case %" PRIu64 ":%" PRIu64 "): %" PRIu64
-                    " -> %" PRIu64 " input elements in %u tries\n", s->id, r->o->seed, s->index,
+            fprintf(r->o->out, "shrunk signature %" PRId64 " (case %s): %" PRIu64
+                    " -> %" PRIu64 " input elements in %u tries\n", s->id,
+                    case_name(r->o->seed, s->index, name),
                     case_tensor_elements(&c.input), case_tensor_elements(&small.input), st.tried);
         free(json);
         case_outputs_free(&expected);
@@ -866,11 +886,12 @@ static void print_summary(runner *r)
             r->sig_count, rep->new_signatures);
     for (size_t i = 0; i < r->sig_count; i++) {
         const seen_signature *s = &r->sigs[i];
+        char name[GEN_CASE_ID_SIZE];
         if (s->is_new)
             fprintf(f, "  new signature %" PRId64 ": %s %s %s at %s, %" PRIu64 " case(s)\n    replay: "
-                    "dmlcheck replay %" PRIu64 ":%" PRIu64 " %s\n", s->id, verdict_name(s->verdict),
+                    "dmlcheck replay %s %s\n", s->id, verdict_name(s->verdict),
                     mismatch_kind_name(s->kind), op_table[s->op].name, fl_name(s->feature_level),
-                    s->count, r->o->seed, s->index, r->replay_args);
+                    s->count, case_name(r->o->seed, s->index, name), r->replay_args);
     }
     fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
 }
@@ -892,7 +913,7 @@ static void cpu_times(runner_report *rep)
 
 static bool begin_run(runner *r, dmlc_error *err)
 {
-    char started[32], host[512];
+    char started[32], host[512], gen_text[GEN_OPTIONS_TEXT_SIZE];
     char *options = runner_options_json(r->o);
     store_run_start start = {
         .started_at = utc_now(started, sizeof started), .seed = r->o->seed, .options_json = options,
@@ -902,6 +923,7 @@ static bool begin_run(runner *r, dmlc_error *err)
         .nan_policy = nan_policy_name(r->o->nan), .strict = r->o->strict,
         .cases_requested = r->o->cases ? (int64_t)r->o->cases : -1,
         .time_requested_s = r->o->time_s > 0 ? r->o->time_s : -1,
+        .gen_version = GEN_VERSION, .gen_options = gen_options_text(&r->o->gen, gen_text, sizeof gen_text),
     };
     bool ok = options && store_run_begin(r->db, &start, &r->rep->run_id, err)
         && store_run_device(r->db, r->rep->run_id, r->o->backend->name, &r->info, &r->device_id, err);
@@ -1041,7 +1063,8 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         dml_case c;
         gen_info info;
         if (!worker_generate(&cfg, i, &c, &info, err)) {
-            fprintf(stderr, "dmlcheck: case %" PRIu64 ":%" PRIu64 ": %s\n", o->seed, i, err->msg);
+            char name[GEN_CASE_ID_SIZE];
+            fprintf(stderr, "dmlcheck: case %s: %s\n", case_name(o->seed, i, name), err->msg);
             invalid++;
             case_free(&c);
             continue;

@@ -78,9 +78,18 @@ char *runner_options_json(const runner_options *o);
  * --feature-level, --ops, --types, --max-elements, --nan-policy, --strict) from one
  * getopt_long option; `name` is the long option's name.  False with err on a bad value. */
 bool runner_parse_common(runner_options *o, const char *name, const char *value, dmlc_error *err);
-/* Parses `dmlcheck replay|export SEED:INDEX [options]` into o (the seed) and *index.  Returns
- * -1 when the command should go on, else its exit code (0 after --help, 2 on a usage error). */
+/* Parses `dmlcheck replay|export gN:SEED:INDEX [options] [--db FILE]` into o (the seed,
+ * db_path) and *index, and checks the id with runner_check_case_id.  Returns -1 when the
+ * command should go on, else its exit code (0 after --help, 2 on a usage error or a refused
+ * id). */
 int runner_parse_case_command(const char *command, int argc, char **argv,
                               void (*usage)(FILE *f), runner_options *o, uint64_t *index);
+/* Whether case id may be replayed with o's generator options (runner_case_id.c): an id of
+ * another generator version is refused; a bare legacy id is replayed as this version with a
+ * warning; with o->db_path, the run that recorded the case must have this generator version
+ * and the same gen_options_text, else the refusal names what differs and, for options,
+ * ends with the command that replays the case as that run drew it.  Messages go to stderr,
+ * prefixed "dmlcheck COMMAND: ".  Returns -1 to go on, else the exit code (2). */
+int runner_check_case_id(const char *command, const gen_case_id *id, const runner_options *o);
 
 #endif

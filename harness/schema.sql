@@ -12,12 +12,15 @@
 --     'FLOAT32', 'FLOAT16', 'UINT32', ... (DML_TENSOR_DATA_TYPE_ suffixes); feature levels
 --     '2_1', '3_0', '4_1', '5_0' (text, so they sort in level order); layout and distribution
 --     names are gen.h's (GEN_LAYOUTS, GEN_DISTRIBUTIONS).
---   * A case is named SEED:INDEX: runs.seed (decimal text, full uint64 range) and
---     cases.case_index.  The view case_list spells the name out as case_id.
+--   * A case is named gN:SEED:INDEX: runs.gen_version, runs.seed (decimal text, full uint64
+--     range) and cases.case_index.  The view case_list spells the name out as case_id.
+--     signatures.representative and .replay carry the name as the run wrote it: 'g2:7:49'
+--     since schema version 2, a bare '7:49' before, which was drawn by generator version 1
+--     (reports show it as g1:7:49).
 --   * Times are UTC ISO-8601 text ('2024-05-01T12:34:56Z'); durations are numbers.
 --   * JSON columns hold compact JSON text; read them with json_extract / json_each.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- One row per `dmlcheck run`.  A second run on the same file appends a new row.
 CREATE TABLE runs (
@@ -43,8 +46,14 @@ CREATE TABLE runs (
     cases_done       INTEGER NOT NULL DEFAULT 0,     -- committed cases; updated per batch
     failures         INTEGER NOT NULL DEFAULT 0,     -- cases with verdict 'fail'
     status           TEXT NOT NULL DEFAULT 'running'
-                     CHECK (status IN ('running', 'finished', 'interrupted', 'error'))
+                     CHECK (status IN ('running', 'finished', 'interrupted', 'error')),
                      -- 'running' with finished_at NULL after the run is gone: killed (-9)
+    -- Added by schema version 2 (store.c's migration appends them, so they come last):
+    gen_version      INTEGER NOT NULL DEFAULT 1, -- gen.h GEN_VERSION that drew the cases;
+                                      -- 1: a run recorded before versions were stored
+    gen_options      TEXT             -- gen_options_text: what decides the draw, e.g.
+                                      -- 'feature-level=any max-elements=4096 ops=any types=any';
+                                      -- NULL for version-1 runs
 );
 
 -- One row per distinct device a run used (shared by runs on the same device).
@@ -132,21 +141,22 @@ CREATE TABLE signatures (
     first_seen_at   TEXT NOT NULL,
     last_seen_run   INTEGER NOT NULL REFERENCES runs(id),
     last_seen_at    TEXT NOT NULL,
-    representative  TEXT NOT NULL,   -- 'SEED:INDEX' of the smallest failing case found
+    representative  TEXT NOT NULL,   -- 'gN:SEED:INDEX' of the smallest failing case found
+                                     -- (bare 'SEED:INDEX' when written by schema version 1)
     rep_elements    INTEGER,         -- its input element count (smaller replaces it)
     first_mismatch  TEXT,            -- JSON as results.first_mismatch, of the representative
     shrunk_case     TEXT,            -- case-file JSON (casefile_write) of the minimized case,
                                      -- with the reference's expected outputs; `dmlcheck exec`
                                      -- accepts it.  NULL when shrinking found nothing smaller
-    replay          TEXT NOT NULL    -- 'dmlcheck replay SEED:INDEX --backend ...'
+    replay          TEXT NOT NULL    -- 'dmlcheck replay gN:SEED:INDEX --backend ...'
 );
 CREATE UNIQUE INDEX signatures_key ON signatures(
     backend, ifnull(device_id, 0), op, feature_level, input_type, output_type,
     ifnull(indices_type, ''), layout, distribution, kind, verdict);
 
--- Every case with its result and its SEED:INDEX name.
+-- Every case with its result and its gN:SEED:INDEX name.
 CREATE VIEW case_list AS
-SELECT c.id, c.run_id, r.seed || ':' || c.case_index AS case_id,
+SELECT c.id, c.run_id, 'g' || r.gen_version || ':' || r.seed || ':' || c.case_index AS case_id,
        c.op, c.feature_level, c.input_type, c.output_type, c.indices_type, c.rank,
        c.elements, c.input_sizes, c.input_strides, c.output_sizes, c.params, c.axis_kind,
        c.layout, c.distribution, c.classes,

@@ -7,7 +7,8 @@
  * Schema versions: schema.sql (embedded at build time as store_schema_sql) creates version
  * STORE_SCHEMA_VERSION on a fresh file.  An older file is brought up one version at a time
  * by `migrations` (each step in its own transaction, bumping user_version); a newer file is
- * refused before anything is written to it.
+ * refused before anything is written to it.  store_find_case_origin reads a database on its
+ * own read-only connection (replay --db), with the statement of the file's schema version.
  */
 #include "store.h"
 
@@ -17,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "gen.h"
 
 /* Generated from harness/schema.sql by the build (meson custom_target). */
 extern const char store_schema_sql[];
@@ -29,7 +32,8 @@ extern const char store_schema_sql[];
     X(RUN_INSERT,                                                                             \
       "INSERT INTO runs (started_at, seed, options, command_line, git_revision,"              \
       " dmlcheck_version, host, backend, nan_policy, strict, cases_requested,"                \
-      " time_requested_s, elapsed_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)")                     \
+      " time_requested_s, gen_version, gen_options, elapsed_s)"                               \
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)")                                              \
     X(DEVICE_FIND,                                                                            \
       "SELECT id FROM devices WHERE backend = ? AND platform = ? AND device = ?"              \
       " AND driver = ? AND c_version = ? AND fp_config = ? AND flushes_denormals = ?")        \
@@ -48,7 +52,7 @@ extern const char store_schema_sql[];
       "INSERT INTO results (case_id, verdict, kind, mismatch_count, first_mismatch, detail,"  \
       " time_us) VALUES (?,?,?,?,?,?,?)")                                                     \
     X(SIGNATURE_FIND,                                                                         \
-      "SELECT id, rep_elements FROM signatures WHERE backend = ? AND ifnull(device_id, 0) = ?" \
+      "SELECT id, rep_elements, representative FROM signatures WHERE backend = ? AND ifnull(device_id, 0) = ?" \
       " AND op = ? AND feature_level = ? AND input_type = ? AND output_type = ?"              \
       " AND ifnull(indices_type, '') = ? AND layout = ? AND distribution = ? AND kind = ?"    \
       " AND verdict = ?")                                                                     \
@@ -96,7 +100,20 @@ typedef struct migration {
 } migration;
 
 static const migration migrations[] = {
-    /* Future steps go here, e.g. { 1, "ALTER TABLE ...; PRAGMA user_version = 2;" }. */
+    /* 2: runs record the generator that drew their cases (gen.h GEN_VERSION); every run
+     * before that is version 1.  case_list names cases gN:SEED:INDEX.  The view's text is
+     * schema.sql's, repeated because a migration is history and must not follow later edits. */
+    { 1, "ALTER TABLE runs ADD COLUMN gen_version INTEGER NOT NULL DEFAULT 1;"
+         "ALTER TABLE runs ADD COLUMN gen_options TEXT;"
+         "DROP VIEW case_list;"
+         "CREATE VIEW case_list AS"
+         " SELECT c.id, c.run_id, 'g' || r.gen_version || ':' || r.seed || ':' || c.case_index"
+         " AS case_id, c.op, c.feature_level, c.input_type, c.output_type, c.indices_type,"
+         " c.rank, c.elements, c.input_sizes, c.input_strides, c.output_sizes, c.params,"
+         " c.axis_kind, c.layout, c.distribution, c.classes, x.verdict, x.kind,"
+         " x.mismatch_count, x.first_mismatch, x.detail, x.time_us"
+         " FROM cases c JOIN runs r ON r.id = c.run_id LEFT JOIN results x ON x.case_id = c.id;"
+         "PRAGMA user_version = 2;" },
     { 0, NULL }, /* sentinel */
 };
 
@@ -310,6 +327,8 @@ bool store_run_begin(store *s, const store_run_start *r, int64_t *run_id, dmlc_e
         sqlite3_bind_double(st, 12, r->time_requested_s);
     else
         sqlite3_bind_null(st, 12);
+    sqlite3_bind_int64(st, 13, r->gen_version);
+    bind_text(st, 14, r->gen_options);
     if (!run_plain(s, STMT_RUN_INSERT, "recording the run", err))
         return false;
     *run_id = sqlite3_last_insert_rowid(s->db);
@@ -498,6 +517,13 @@ static bool signature_count(store *s, const store_signature_row *r, int64_t id,
     return step_done(s, STMT_SIGNATURE_REPRESENT, "updating a signature's representative", err);
 }
 
+/* Whether a stored representative id was drawn by this generator (bare ids: version 1). */
+static bool current_generator(const char *case_id)
+{
+    gen_case_id id;
+    return case_id && gen_parse_case_id(case_id, &id) && id.version == GEN_VERSION;
+}
+
 bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *is_new,
                      dmlc_error *err)
 {
@@ -507,6 +533,7 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     int rc = sqlite3_step(find);
     bool found = rc == SQLITE_ROW;
     int64_t rep_elements = found ? sqlite3_column_int64(find, 1) : 0;
+    bool stale = found && !current_generator((const char *)sqlite3_column_text(find, 2));
     if (found)
         *id = sqlite3_column_int64(find, 0);
     sqlite3_reset(find);
@@ -515,7 +542,7 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         ok = sql_fail(s, err, "looking up a signature");
     else if (found)
-        ok = signature_count(s, r, *id, (int64_t)r->elements < rep_elements, err);
+        ok = signature_count(s, r, *id, stale || (int64_t)r->elements < rep_elements, err);
     else
         ok = signature_insert(s, r, id, err);
     *is_new = !found;
@@ -529,4 +556,79 @@ bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_er
     bind_text(st, 1, case_json);
     sqlite3_bind_int64(st, 2, id);
     return run_plain(s, STMT_SIGNATURE_SHRUNK, "storing a shrunk case", err);
+}
+
+/* ---- Where a case came from (replay --db) ------------------------------------------- */
+
+/* The runs with seed ?1 that recorded case index ?2, best first, by the file's schema
+ * version: the newest whose generator version and options are ?3 and ?4, else the newest.
+ * Version 1 files predate gen_version: every run there is version 1. */
+static const char *const origin_sql[STORE_SCHEMA_VERSION + 1] = {
+    [1] = "SELECT id, 1, '', dmlcheck_version, ifnull(git_revision, '') FROM runs"
+          " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
+          " ORDER BY id DESC LIMIT 1",
+    [2] = "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"
+          " ifnull(git_revision, '') FROM runs"
+          " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
+          " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1",
+};
+
+static void copy_column(sqlite3_stmt *st, int col, char *buf, size_t size)
+{
+    const unsigned char *text = sqlite3_column_text(st, col);
+    snprintf(buf, size, "%s", text ? (const char *)text : "");
+}
+
+/* Runs the origin query of schema `version` on s; *found when a row came back. */
+static bool query_origin(store *s, int version, uint64_t seed, uint64_t index, unsigned gen_version,
+                         const char *gen_options, store_case_origin *o, bool *found,
+                         dmlc_error *err)
+{
+    sqlite3_stmt *st;
+    char seed_text[24];
+    snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
+    if (sqlite3_prepare_v2(s->db, origin_sql[version], -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(s, err, "looking up the case's run");
+    sqlite3_bind_text(st, 1, seed_text, -1, SQLITE_STATIC);
+    bind_u64(st, 2, index);
+    if (sqlite3_bind_parameter_count(st) >= 4) {
+        sqlite3_bind_int64(st, 3, gen_version);
+        bind_text(st, 4, gen_options);
+    }
+    int rc = sqlite3_step(st);
+    *found = rc == SQLITE_ROW;
+    if (*found) {
+        o->run_id = sqlite3_column_int64(st, 0);
+        o->gen_version = (unsigned)sqlite3_column_int64(st, 1);
+        copy_column(st, 2, o->gen_options, sizeof o->gen_options);
+        copy_column(st, 3, o->dmlcheck_version, sizeof o->dmlcheck_version);
+        copy_column(st, 4, o->git_revision, sizeof o->git_revision);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? true : sql_fail(s, err, "looking up the case's run");
+}
+
+bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, unsigned gen_version,
+                            const char *gen_options, store_case_origin *origin, bool *found,
+                            dmlc_error *err)
+{
+    store s = { .path = strdup(path) };
+    int version = 0;
+    bool ok = s.path != NULL || err_set(err, "out of memory opening %s", path);
+    if (ok && sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        ok = err_set(err, "cannot open results database %s: %s", path,
+                     s.db ? sqlite3_errmsg(s.db) : "out of memory");
+    if (ok)
+        sqlite3_busy_timeout(s.db, 10000); /* a run may be writing it right now */
+    ok = ok && read_user_version(&s, &version, err);
+    if (ok && version > STORE_SCHEMA_VERSION)
+        ok = err_set(err, "%s has results schema version %d, newer than the version %d this "
+                     "dmlcheck %s understands; use a newer dmlcheck", path, version,
+                     STORE_SCHEMA_VERSION, DMLCHECK_VERSION);
+    if (ok && version < 1)
+        ok = err_set(err, "%s is not a dmlcheck results database (no schema version)", path);
+    ok = ok && query_origin(&s, version, seed, index, gen_version, gen_options, origin, found, err);
+    sqlite3_close(s.db);
+    free(s.path);
+    return ok;
 }

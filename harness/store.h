@@ -18,7 +18,7 @@
 #include "error.h"
 
 /* The schema version this binary writes (schema.sql's PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 typedef struct store store;
 
@@ -43,6 +43,8 @@ typedef struct store_run_start {
     bool strict;
     int64_t cases_requested;    /* < 0: none (--time) */
     double time_requested_s;    /* < 0: none */
+    unsigned gen_version;       /* GEN_VERSION of the generator drawing the cases */
+    const char *gen_options;    /* gen_options_text of the run */
 } store_run_start;
 
 bool store_run_begin(store *s, const store_run_start *r, int64_t *run_id, dmlc_error *err);
@@ -90,19 +92,37 @@ typedef struct store_signature_row {
     const char *layout, *distribution, *kind, *verdict;
     int64_t run_id;
     const char *seen_at;
-    const char *case_id;        /* SEED:INDEX of this occurrence */
+    const char *case_id;        /* gN:SEED:INDEX of this occurrence */
     uint64_t elements;          /* its size, to keep the smallest representative */
     const char *first_mismatch; /* JSON or NULL */
     const char *replay;
 } store_signature_row;
 
 /* Counts one occurrence: inserts the signature or bumps its count; the occurrence becomes
- * the representative when it is smaller (fewer input elements, then first seen).  *id gets
- * the row id and *is_new whether the row was created now. */
+ * the representative when it is smaller (fewer input elements, then first seen) or when the
+ * representative's id names another generator version (it could no longer be replayed).
+ * *id gets the row id and *is_new whether the row was created now. */
 bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool *is_new,
                      dmlc_error *err);
 /* Stores the minimized case file (JSON) of a signature. */
 bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err);
+
+/* The run that recorded a case, as replay --db and export --db check it. */
+typedef struct store_case_origin {
+    int64_t run_id;
+    unsigned gen_version;        /* 1 for runs recorded before schema version 2 */
+    char gen_options[256];       /* gen_options_text; "" when not recorded (version 1) */
+    char dmlcheck_version[64];
+    char git_revision[64];       /* "" when unknown */
+} store_case_origin;
+
+/* Opens the database at path read-only (never creating or migrating it) and finds the run
+ * with this seed that recorded case `index`: among several, the newest whose gen_version
+ * and gen_options equal the given ones, else the newest.  *found is false when no run
+ * did.  False with err when the file is missing, not ours, or of a newer schema. */
+bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, unsigned gen_version,
+                            const char *gen_options, store_case_origin *origin, bool *found,
+                            dmlc_error *err);
 
 /* The `sqlite3_stmt`s are prepared once at open; time spent inside SQLite calls so far, for
  * the "SQLite share of the run" figure. */

@@ -353,7 +353,7 @@ static void html_signature(const report_model *m, const report_signature *s, siz
         fprintf(out, "<br/>Known bug: ");
         esc(out, s->expected_reason);
     }
-    fprintf(out, "<br/>Representative case <code>%" PRIu64 ":%" PRIu64 "</code>", s->seed, s->index);
+    fprintf(out, "<br/>Representative case <code>%s</code>", report_case_id(s, buf, sizeof buf));
     if (s->rep_elements)
         fprintf(out, " (%" PRIu64 " input elements)", s->rep_elements);
     fprintf(out, "<br/>First difference: <code>");

@@ -15,6 +15,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "gen.h"
+
 typedef struct junit_tally {
     size_t tests, failures, errors, skipped;
 } junit_tally;
@@ -164,8 +166,9 @@ static void signature_testcase(const report_signature *s, size_t number, FILE *o
         fprintf(out, "      <failure");
         xml_attr(out, "message", report_first_difference(s, buf, sizeof buf));
         xml_attr(out, "type", s->kind);
-        fprintf(out, ">%" PRIu64 " cases; representative %" PRIu64 ":%" PRIu64 "%s%s&#10;",
-                s->count, s->seed, s->index, s->mark != REPORT_MARK_NONE ? "; " : "",
+        char id[GEN_CASE_ID_SIZE];
+        fprintf(out, ">%" PRIu64 " cases; representative %s%s%s&#10;", s->count,
+                report_case_id(s, id, sizeof id), s->mark != REPORT_MARK_NONE ? "; " : "",
                 report_mark_name(s->mark));
         report_xml_escape(out, report_replay_command(s, buf, sizeof buf));
         fprintf(out, "&#10;");

@@ -278,8 +278,8 @@ static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dm
     return !failed;
 }
 
-/* "--max-elements 4096" from "dmlcheck replay 7:12 --backend opencl --max-elements 4096":
- * the replay's arguments after SEED:INDEX without --backend/--device, which export lacks. */
+/* "--max-elements 4096" from "dmlcheck replay g2:7:12 --backend opencl --max-elements 4096":
+ * the replay's arguments after the case id without --backend/--device, which export lacks. */
 static char *generator_args(const char *replay)
 {
     char *copy = report_strdup(replay), *out = calloc(1, strlen(replay) + 1);
@@ -326,8 +326,14 @@ static bool fill_signature(sqlite3_stmt *s, report_signature *g, dmlc_error *err
     g->unspecified = !strcmp(col_text(s, 8), "unspecified");
     g->first_seen = report_strdup(col_text(s, 9));
     g->last_seen = report_strdup(col_text(s, 10));
-    if (!gen_parse_case_id(col_text(s, 11), &g->seed, &g->index))
-        return err_set(err, "signature representative '%s' is not SEED:INDEX", col_text(s, 11));
+    gen_case_id rep;
+    if (!gen_parse_case_id(col_text(s, 11), &rep))
+        return err_set(err, "signature representative '%s' is not a case id gN:SEED:INDEX",
+                       col_text(s, 11));
+    /* Only schema-version-1 stores wrote bare ids, and their runs drew with generator 1. */
+    g->gen_version = rep.version ? rep.version : 1;
+    g->seed = rep.seed;
+    g->index = rep.index;
     g->rep_elements = col_u64(s, 12);
     g->backend = report_strdup(col_text(s, 13));
     g->replay = report_strdup(col_text(s, 14));

@@ -167,7 +167,7 @@ static void md_signature_detail(const report_model *m, const report_signature *s
     md_text(out, omitted(m, s->first_seen));
     fprintf(out, ", last seen ");
     md_text(out, omitted(m, s->last_seen));
-    fprintf(out, "\n- Representative case %" PRIu64 ":%" PRIu64, s->seed, s->index);
+    fprintf(out, "\n- Representative case %s", report_case_id(s, buf, sizeof buf));
     if (s->rep_elements)
         fprintf(out, " (%" PRIu64 " input elements)", s->rep_elements);
     fprintf(out, "\n- First difference: ");

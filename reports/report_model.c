@@ -19,6 +19,7 @@
 #include "case.h"
 #include "compare.h"
 #include "dtype.h"
+#include "gen.h"
 #include "validate.h"
 
 /* ---- ownership ---------------------------------------------------------------------- */
@@ -691,22 +692,34 @@ const char *report_cell_id(const report_cell_key *k, char *buf, size_t size)
     return buf;
 }
 
+const char *report_case_id(const report_signature *s, char *buf, size_t size)
+{
+    gen_case_id id = { .version = s->gen_version, .seed = s->seed, .index = s->index };
+    return gen_format_case_id(&id, buf, size);
+}
+
 const char *report_replay_command(const report_signature *s, char *buf, size_t size)
 {
-    if (s->replay && s->replay[0]) { /* the runner's own command, which knows its options */
-        snprintf(buf, size, "%s", s->replay);
+    static const char prefix[] = "dmlcheck replay ";
+    char id[GEN_CASE_ID_SIZE];
+    report_case_id(s, id, sizeof id);
+    if (s->replay && !strncmp(s->replay, prefix, sizeof prefix - 1)) {
+        /* The runner's own command, which knows its options, with its id written again:
+         * one a version-1 run stored bare ("7:49") then says which generator drew it. */
+        const char *rest = s->replay + sizeof prefix - 1;
+        snprintf(buf, size, "%s%s%s", prefix, id, rest + strcspn(rest, " "));
         return buf;
     }
-    snprintf(buf, size, "dmlcheck replay %" PRIu64 ":%" PRIu64 " --backend %s%s%s", s->seed,
-             s->index, s->backend[0] ? s->backend : "reference", s->gen_args[0] ? " " : "",
-             s->gen_args);
+    snprintf(buf, size, "%s%s --backend %s%s%s", prefix, id,
+             s->backend[0] ? s->backend : "reference", s->gen_args[0] ? " " : "", s->gen_args);
     return buf;
 }
 
 const char *report_export_command(const report_signature *s, char *buf, size_t size)
 {
-    snprintf(buf, size, "dmlcheck export %" PRIu64 ":%" PRIu64 "%s%s > case.json", s->seed,
-             s->index, s->gen_args[0] ? " " : "", s->gen_args);
+    char id[GEN_CASE_ID_SIZE];
+    snprintf(buf, size, "dmlcheck export %s%s%s > case.json", report_case_id(s, id, sizeof id),
+             s->gen_args[0] ? " " : "", s->gen_args);
     return buf;
 }
 

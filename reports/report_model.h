@@ -112,6 +112,7 @@ typedef struct report_signature {
     uint64_t count;            /* cases that showed it (in the selected runs) */
     char *first_seen, *last_seen;
     /* Representative case and its first differing element. */
+    unsigned gen_version;      /* generator version that drew it (1: stored as a bare id) */
     uint64_t seed, index;
     uint64_t rep_elements;     /* its input element count, 0 when unknown */
     char *backend;             /* --backend of the run that found it */
@@ -235,7 +236,9 @@ const char *report_percent(double p, char *buf, size_t size);
 const char *report_cell_types(const report_cell_key *k, char *buf, size_t size);
 /* Test-name style id: "argmax_f16_u32", "max_pooling2_f16_idx_u32". */
 const char *report_cell_id(const report_cell_key *k, char *buf, size_t size);
-/* "dmlcheck replay SEED:INDEX --backend X ..." and "dmlcheck export ... > case.json". */
+/* "g2:7:49": the representative's case id, with the version of the generator that drew it. */
+const char *report_case_id(const report_signature *s, char *buf, size_t size);
+/* "dmlcheck replay gN:SEED:INDEX --backend X ..." and "dmlcheck export ... > case.json". */
 const char *report_replay_command(const report_signature *s, char *buf, size_t size);
 const char *report_export_command(const report_signature *s, char *buf, size_t size);
 /* "expected ..., got ..." of a signature's first differing element. */

@@ -386,7 +386,7 @@ static void test_runner_lines(tap *t)
     const char *next = sig ? strchr(sig, '\n') : NULL;
     if (!tap_ok(t, code == 1 && next && !strncmp(next, "\n  fail: tie_other_way: output[", 31)
                 && strstr(next, "\n    input at the returned index: input[") && strstr(next, "tie-rule")
-                && strstr(next, "\n  replay: dmlcheck replay 7:"),
+                && strstr(next, "\n  replay: dmlcheck replay g2:7:"),
                 "run_new_signature_lines_carry_the_check_explanation"))
         tap_diag("exit %d (%s); output:\n%s", code, code == 2 ? err.msg : "", lines);
     for (const char *suffix = ""; suffix; suffix = !*suffix ? "-wal" : !strcmp(suffix, "-wal") ? "-shm" : NULL) {

@@ -23,10 +23,11 @@ enum { S_RUN, S_DEVICE, S_CASE, S_RESULT, S_SIGNATURE, S_COUNT };
 static const char *const fixture_sql[S_COUNT] = {
     [S_RUN] = "INSERT INTO runs (id, started_at, finished_at, elapsed_s, seed, options,"
               " command_line, git_revision, dmlcheck_version, host, backend, device_id,"
-              " nan_policy, strict, cases_requested, cases_done, failures, status)"
+              " nan_policy, strict, cases_requested, cases_done, failures, status, gen_version,"
+              " gen_options)"
               " VALUES (?1, '2024-01-01T00:00:00Z', '2024-01-01T00:00:02Z', 2.0, ?2,"
               " '{\"cases\":300,\"max_elements\":4096}', ?3, 'v0-fixture', '0.1.0',"
-              " 'fixture-host Linux', ?4, ?5, 'ignore', 0, 300, ?6, ?7, 'finished')",
+              " 'fixture-host Linux', ?4, ?5, 'ignore', 0, 300, ?6, ?7, 'finished', ?8, ?9)",
     [S_DEVICE] = "INSERT INTO devices (id, backend, platform, device, driver, c_version,"
                  " fp_config, flushes_denormals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
     [S_CASE] = "INSERT INTO cases (run_id, case_index, op, feature_level, input_type,"
@@ -283,7 +284,7 @@ static bool insert_signatures(fixture_db *f, pending_signature *sigs, size_t cou
     for (size_t i = 0; i < count && ok; i++) {
         pending_signature *p = &sigs[i];
         char rep[64], replay[160];
-        snprintf(rep, sizeof rep, "%d:%" PRIu64, FIXTURE_SEED, p->rep_index);
+        snprintf(rep, sizeof rep, "g%d:%d:%" PRIu64, GEN_VERSION, FIXTURE_SEED, p->rep_index);
         snprintf(replay, sizeof replay, "dmlcheck replay %s --backend %s --max-elements 4096",
                  rep, backend);
         sqlite3_stmt *s = f->stmt[S_SIGNATURE];
@@ -375,6 +376,8 @@ static bool insert_run(fixture_db *f, int64_t run, bool faulty, fixture_tally *t
     sqlite3_bind_int64(s, 5, run);
     sqlite3_bind_int64(s, 6, FIXTURE_CASES);
     sqlite3_bind_int64(s, 7, (sqlite3_int64)failures);
+    sqlite3_bind_int64(s, 8, GEN_VERSION);
+    bind_text(s, 9, "feature-level=any max-elements=4096 ops=any types=any");
     return step(f, s, err);
 }
 

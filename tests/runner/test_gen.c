@@ -678,22 +678,69 @@ static void test_types_agree_with_validator(tap *t)
 
 /* ---- Case ids ------------------------------------------------------------------------ */
 
+/* id parses to (version, seed, index). */
+static bool parses_to(const char *id, unsigned version, uint64_t seed, uint64_t index)
+{
+    gen_case_id got = { 99, 99, 99 };
+    return gen_parse_case_id(id, &got) && got.version == version && got.seed == seed
+           && got.index == index;
+}
+
 static void test_parse_case_id(tap *t)
 {
-    uint64_t s = 0, i = 0;
-    tap_ok(t, gen_parse_case_id("1:2", &s, &i) && s == 1 && i == 2, "parse 1:2");
-    tap_ok(t, gen_parse_case_id("0x1F:30", &s, &i) && s == 31 && i == 30, "parse 0x1F:30");
-    tap_ok(t, gen_parse_case_id("18446744073709551615:0", &s, &i) && s == UINT64_MAX && i == 0,
-           "parse the largest seed");
+    tap_ok(t, parses_to("g2:7:49", 2, 7, 49), "parse g2:7:49");
+    tap_ok(t, parses_to("g1:0x1F:30", 1, 31, 30), "parse g1:0x1F:30 (another version parses; replay refuses it)");
+    tap_ok(t, parses_to("g4294967295:1:2", UINT32_MAX, 1, 2), "parse the largest version");
+    tap_ok(t, parses_to("1:2", 0, 1, 2), "parse legacy 1:2 as version 0 (none named)");
+    tap_ok(t, parses_to("0x1F:30", 0, 31, 30), "parse legacy 0x1F:30");
+    tap_ok(t, parses_to("18446744073709551615:0", 0, UINT64_MAX, 0), "parse the largest seed");
     static const char *const bad[] = { "", ":", "1:", ":2", "1", "a:1", "1:2x", "-1:2", " 1:2",
-                                       "1: 2", "1:0x", "18446744073709551616:0", "1:2:3", "012a:1" };
+                                       "1: 2", "1:0x", "18446744073709551616:0", "1:2:3", "012a:1",
+                                       "g:1:2", "gx:1:2", "g99999999999999999999:1:2", "g0:1:2",
+                                       "g4294967296:1:2", "g0x2:1:2", "g-2:1:2", "g 2:1:2", "G2:1:2",
+                                       "g2:", "g2:1", "g2:1:", "g2:1:2:3", "g2:g2:1:2", "g2", "g" };
     bool rejected = true;
+    gen_case_id id = { 7, 7, 7 };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        if (gen_parse_case_id(bad[k], &s, &i)) {
+        if (gen_parse_case_id(bad[k], &id)) {
             tap_diag("accepted \"%s\"", bad[k]);
             rejected = false;
         }
-    tap_ok(t, rejected, "malformed case ids are rejected");
+    tap_ok(t, rejected && id.version == 7 && id.seed == 7 && id.index == 7,
+           "malformed case ids are rejected and leave the id untouched");
+    char buf[GEN_CASE_ID_SIZE];
+    gen_case_id big = { UINT32_MAX, UINT64_MAX, UINT64_MAX };
+    tap_ok(t, !strcmp(gen_format_case_id(&big, buf, sizeof buf),
+                      "g4294967295:18446744073709551615:18446744073709551615")
+                  && parses_to(buf, UINT32_MAX, UINT64_MAX, UINT64_MAX),
+           "the longest id fits GEN_CASE_ID_SIZE and round-trips: %s", buf);
+    gen_case_id legacy = { 0, 7, 49 };
+    tap_ok(t, !strcmp(gen_format_case_id(&legacy, buf, sizeof buf), "7:49"),
+           "a version-0 id formats bare: %s", buf);
+}
+
+/* The options text: stable spelling, equal exactly when gen_case would draw the same. */
+static void test_options_text(tap *t)
+{
+    gen_options a, b;
+    char ta[GEN_OPTIONS_TEXT_SIZE], tb[GEN_OPTIONS_TEXT_SIZE];
+    gen_options_default(&a);
+    tap_ok(t, !strcmp(gen_options_text(&a, ta, sizeof ta),
+                      "feature-level=any max-elements=4096 ops=any types=any"),
+           "default options text: %s", ta);
+    b = a;
+    b.max_elements = 0; /* gen_case reads 0 as the default budget */
+    b.op_mask = (1u << OP_COUNT) - 1;
+    tap_ok(t, !strcmp(gen_options_text(&b, tb, sizeof tb), ta),
+           "options that draw the same cases have the same text: %s", tb);
+    b = a;
+    b.feature_level = DML_FEATURE_LEVEL_4_1;
+    b.op_mask = (1u << OP_ARGMIN) | (1u << OP_MAX_POOLING2);
+    b.input_type_mask = (1u << DML_TENSOR_DATA_TYPE_FLOAT16) | (1u << DML_TENSOR_DATA_TYPE_UINT8);
+    b.max_elements = 100;
+    gen_options_text(&b, tb, sizeof tb);
+    tap_ok(t, !strcmp(tb, "feature-level=4_1 max-elements=100 ops=argmin,max_pooling2 types=FLOAT16,UINT8"),
+           "restricted options text: %s", tb);
 }
 
 int main(void)
@@ -701,6 +748,7 @@ int main(void)
     tap t;
     tap_plan(&t, 0);
     test_parse_case_id(&t);
+    test_options_text(&t);
     test_determinism(&t);
     test_golden(&t);
     test_coverage(&t);

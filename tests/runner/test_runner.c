@@ -290,6 +290,26 @@ typedef struct fault_test {
     unsigned shrink_budget;
 } fault_test;
 
+/* Every replay line the run printed names its case with this generator's version, and
+ * there is at least one (the fault always shows). */
+static void check_printed_replays(tap *t, const char *name, FILE *out)
+{
+    char line[2048], prefix[64];
+    unsigned replays = 0, versioned = 0;
+    snprintf(prefix, sizeof prefix, "dmlcheck replay g%d:20240601:", GEN_VERSION);
+    if (out)
+        rewind(out);
+    while (out && fgets(line, sizeof line, out)) {
+        const char *r = strstr(line, "replay: ");
+        replays += r != NULL;
+        versioned += r && !strncmp(r + 8, prefix, strlen(prefix));
+    }
+    if (out)
+        fclose(out);
+    tap_ok(t, replays > 0 && versioned == replays, "%s: all %u printed replay lines start \"%s\"",
+           name, replays, prefix);
+}
+
 static void test_fault(tap *t, const fault_test *f, const char *dir)
 {
     char db[512], sql[512], text[256];
@@ -302,9 +322,12 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
     o.shrink_budget = f->shrink_budget;
     if (f->case_timeout_ms)
         o.case_timeout_ms = f->case_timeout_ms;
+    o.quiet = false; /* the printed lines, into a file: their replay commands are checked */
+    o.out = tmpfile();
     runner_report rep;
     dmlc_error err;
-    int code = runner_run(&o, &rep, &err);
+    int code = o.out ? runner_run(&o, &rep, &err) : -1;
+    check_printed_replays(t, f->backend->name, o.out);
     int want = strcmp(f->verdict, "fail") ? 0 : 1;
     tap_ok(t, code == want, "%s%s: run exits %d (got %d%s%s)", f->backend->name, f->strict ? " --strict" : "",
            want, code, code == 2 ? ": " : "", code == 2 ? err.msg : "");
@@ -345,7 +368,7 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
            f->backend->name, f->kind, (long long)counted);
     snprintf(sql, sizeof sql, "SELECT replay FROM signatures WHERE kind = '%s' LIMIT 1", f->kind);
     query_text(db, sql, text, sizeof text);
-    tap_ok(t, strstr(text, "dmlcheck replay 20240601:") != NULL, "%s: replay command recorded: %s",
+    tap_ok(t, strstr(text, "dmlcheck replay g2:20240601:") != NULL, "%s: replay command recorded: %s",
            f->backend->name, text);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures WHERE kind = '%s' AND shrunk_case IS NOT NULL",
              f->kind);

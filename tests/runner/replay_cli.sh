@@ -1,0 +1,105 @@
+#!/bin/sh
+# replay_cli.sh: `dmlcheck replay` and `dmlcheck export` case ids seen from outside: gN:SEED:INDEX
+# ids of this generator replay, ids of another generator version are refused (exit 2, both
+# versions named), a bare legacy SEED:INDEX replays with a warning, malformed ids are usage
+# errors, and --db checks the id against the run that recorded it (generator version and
+# options; the refusal ends with a replay command that, pasted, works).
+# Usage: replay_cli.sh DMLCHECK DATA_DIR [SQLITE3].  Prints TAP.
+set -u
+dmlcheck=$1 data=$2 sqlite3=${3:-}
+tmp=${TMPDIR:-/tmp}/dmlcheck-replay-cli.$$
+mkdir -p "$tmp" || exit 2
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+run() {
+    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+}
+
+check() {
+    name=$1
+    shift
+    n=$((n + 1))
+    if "$@"; then
+        echo "ok $n - $name"
+    else
+        failed=$((failed + 1))
+        echo "not ok $n - $name"
+        sed 's/^/# stdout: /' "$tmp/out"
+        sed 's/^/# stderr: /' "$tmp/err"
+        echo "# exit code: $(cat "$tmp/rc")"
+    fi
+}
+
+rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+out_has() { grep -qF -- "$1" "$tmp/out"; }
+err_empty() { [ ! -s "$tmp/err" ]; }
+
+db=$tmp/run.sqlite
+opts="--backend reference --ops argmax --max-elements 64"
+run run $opts --cases 20 --seed 7 --db "$db"
+check run_records_cases rc_is 0
+
+run replay g2:7:3 $opts
+check replay_current_version_passes eval 'rc_is 0 && out_has "verdict: pass" && err_empty'
+
+run replay g1:7:3 $opts
+check replay_other_version_refused \
+    eval 'rc_is 2 && err_has "case g1:7:3 was drawn by generator version 1" && err_has "is version 2"'
+
+run replay 7:3 $opts
+check replay_legacy_id_warns_and_replays \
+    eval 'rc_is 0 && out_has "verdict: pass" && err_has "warning: case id 7:3 names no generator version; replaying it as g2:7:3"'
+
+for id in g:7:3 gx:7:3 g99999999999999999999:7:3 g0:7:3 g2:7 7:3:1; do
+    run replay "$id" $opts
+    check "replay_malformed_id_${id}_is_usage_error" eval 'rc_is 2 && err_has "give one case id gN:SEED:INDEX"'
+done
+
+run replay g2:7:3 $opts --db "$db"
+check replay_db_same_options eval 'rc_is 0 && err_has "case g2:7:3 matches run 1"'
+
+run replay g2:7:3 --backend reference --ops argmax --db "$db"
+check replay_db_other_option_refused_naming_it \
+    eval 'rc_is 2 && err_has "--max-elements: the run used 64, this command gives 4096" && ! err_has "--ops:"'
+check replay_db_refusal_ends_with_the_run_options_command \
+    eval '[ "$(tail -n 1 "$tmp/err")" = "replay: dmlcheck replay g2:7:3 --backend reference --ops argmax --max-elements 64" ]'
+pasted=$(tail -n 1 "$tmp/err" | sed 's/^replay: dmlcheck //')
+eval "run $pasted --db \"\$db\""
+check replay_db_pasted_command_replays eval 'rc_is 0 && out_has "verdict: pass"'
+
+run replay g2:7:99 $opts --db "$db"
+check replay_db_unrecorded_case_refused eval 'rc_is 2 && err_has "holds no run of seed 7 that recorded case index 99"'
+
+run export g2:7:3 --ops argmax --max-elements 64 --db "$db"
+check export_current_version_with_db eval 'rc_is 0 && out_has "\"comment\": \"dmlcheck export g2:7:3: "'
+
+run export g1:7:3 --ops argmax --max-elements 64
+check export_other_version_refused eval 'rc_is 2 && err_has "generator version 1" && [ ! -s "$tmp/out" ]'
+
+run replay --help
+check replay_help_explains_versions eval 'rc_is 0 && out_has "gN is the generator version" && out_has "--db FILE"'
+
+# A database written before generator versions: its run is generator version 1.
+if [ -n "$sqlite3" ]; then
+    old=$tmp/v1.sqlite
+    { cat "$data/schema_v1.sql"
+      echo "INSERT INTO runs (id, started_at, seed, options, dmlcheck_version, backend, nan_policy)"
+      echo "  VALUES (1, '2024-01-01T00:00:00Z', '7', '{}', '0.1.0', 'reference', 'ignore');"
+      echo "INSERT INTO cases (run_id, case_index, op, feature_level, input_type, output_type, rank,"
+      echo "  elements, input_sizes, output_sizes, params, layout, distribution, classes)"
+      echo "  VALUES (1, 3, 'ARGMAX', '4_1', 'FLOAT32', 'UINT32', 1, 4, '[4]', '[1]', '{}', 'packed', 'ties', '');"
+    } | "$sqlite3" "$old"
+    run replay 7:3 $opts --db "$old"
+    check replay_db_version_1_run_refused \
+        eval 'rc_is 2 && err_has "recorded case 7:3 with generator version 1" && err_has "is version 2"'
+    check replay_db_leaves_old_database_unmigrated \
+        eval '[ "$("$sqlite3" "$old" "PRAGMA user_version")" = 1 ]'
+else
+    n=$((n + 1)); echo "ok $n - replay_db_version_1_run_refused # SKIP no sqlite3 program"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
