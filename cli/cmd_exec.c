@@ -10,10 +10,8 @@
  * validation error (the worst over all files).
  */
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cmd_exec.h"
 
@@ -43,7 +41,8 @@ static void usage(FILE *f)
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
             "  -h, --help           this text\n\n"
-            "exit status: 0 every file agrees (or was skipped as unsupported by the backend),\n"
+            "exit status: 0 every file agrees (or was skipped as unsupported by the backend, or\n"
+            "differs from the reference only where DirectML's spec is silent: \"unspecified\"),\n"
             "1 a mismatch or a backend misbehaved (error, write out of bounds, input modified),\n"
             "2 usage, unreadable or invalid case file (worst over all files)\n");
 }

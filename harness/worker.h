@@ -8,9 +8,10 @@
  *
  * A crash (the child dies) or a hang (no answer within the per-case limit: the child is
  * killed) is reported for the case whose answer was due; the caller restarts the worker and
- * resends what was lost.  The child also checks what a host backend could break: a guard
- * band around every output buffer (out_of_bounds_write) and the input bytes
- * (input_modified).
+ * resends what was lost.  The child runs each case through check_run (check.h), the backend
+ * half of the one differential check, which also checks what a host backend could break: a
+ * guard band around every output buffer (out_of_bounds_write) and the input bytes
+ * (input_modified).  The parent judges the answer with check_judge.
  */
 #ifndef DMLCHECK_WORKER_H
 #define DMLCHECK_WORKER_H
