@@ -124,36 +124,38 @@ static void print_deciding_inputs(const dml_case *c, uint64_t i, uint64_t expect
     }
 }
 
+/* One tensor's element i on both sides, in the check's words, when it differs. */
+static bool print_difference(const dml_case *c, const char *name, const case_tensor *t, const uint8_t *exp,
+                             const uint8_t *got, uint64_t i, uint64_t *exp_bits, uint64_t *got_bits)
+{
+    *exp_bits = bits_at(exp, t, i);
+    *got_bits = bits_at(got, t, i);
+    if (compare_bits_equal(t->type, *exp_bits, *got_bits))
+        return false;
+    tensor_view v;
+    mismatch m = { .tensor = name, .logical_index = i, .rank = t->rank, .expected_bits = *exp_bits,
+                   .got_bits = *got_bits };
+    case_tensor_view(t, &v);
+    tensor_view_coords(&v, i, m.coords);
+    char line[512];
+    printf("  %s\n", check_describe_difference(c, &m, line, sizeof line));
+    return true;
+}
+
+/* The first differing elements, each with the inputs that decided it. */
 static void print_differences(const dml_case *c, const case_outputs *exp, const case_outputs *got)
 {
     uint64_t n = case_tensor_elements(&c->output);
     unsigned shown = 0;
-    char a[96], b[96];
+    printf("differences (at most %d):\n", MAX_SHOWN_DIFFERENCES);
     for (uint64_t i = 0; i < n && shown < MAX_SHOWN_DIFFERENCES; i++) {
-        uint64_t eo = bits_at(exp->output, &c->output, i), go = bits_at(got->output, &c->output, i);
-        uint64_t ei = 0, gi = 0;
-        bool differs = !compare_bits_equal(c->output.type, eo, go);
-        if (c->indices.present) {
-            ei = bits_at(exp->indices, &c->indices, i);
-            gi = bits_at(got->indices, &c->indices, i);
-            differs |= !compare_bits_equal(c->indices.type, ei, gi);
-        }
+        uint64_t eo, go, ei = 0, gi = 0;
+        bool differs = print_difference(c, "output", &c->output, exp->output, got->output, i, &eo, &go);
+        if (c->indices.present)
+            differs |= print_difference(c, "indices", &c->indices, exp->indices, got->indices, i, &ei, &gi);
         if (!differs)
             continue;
         shown++;
-        tensor_view v;
-        uint32_t coords[DML_MAX_RANK];
-        case_tensor_view(&c->output, &v);
-        tensor_view_coords(&v, i, coords);
-        printf("  output[");
-        for (unsigned d = 0; d < v.rank; d++)
-            printf("%s%u", d ? "," : "", coords[d]);
-        printf("] (element %" PRIu64 "): expected %s, got %s", i,
-               compare_format_value(c->output.type, eo, a, sizeof a),
-               compare_format_value(c->output.type, go, b, sizeof b));
-        if (c->indices.present)
-            printf("; index expected %" PRIu64 ", got %" PRIu64, ei, gi);
-        printf("\n");
         if (case_module(c)->output_is_index)
             print_deciding_inputs(c, i, eo, go);
         else

@@ -288,18 +288,27 @@ static void explain_status(text *t, const check_result *r)
             r->message[0] ? ": " : "", r->message);
 }
 
+const char *check_describe_difference(const dml_case *c, const mismatch *m, char *buf, size_t size)
+{
+    text t = { buf, size, 0 };
+    DML_TENSOR_DATA_TYPE type = strcmp(m->tensor, "indices") ? c->output.type : c->indices.type;
+    char where[128], expected[96], got[96];
+    buf[0] = 0;
+    put(&t, "%s[%s] (logical element %" PRIu64 "): expected %s, got %s", m->tensor,
+        coords_text(m->coords, m->rank, where, sizeof where), m->logical_index,
+        compare_format_value(type, m->expected_bits, expected, sizeof expected),
+        compare_format_value(type, m->got_bits, got, sizeof got));
+    return buf;
+}
+
 static void explain_first(text *t, const dml_case *c, const check_result *r)
 {
     const judgement *j = &r->j;
-    const mismatch *m = &j->first;
-    DML_TENSOR_DATA_TYPE type = strcmp(m->tensor, "indices") ? c->output.type : c->indices.type;
-    char where[128], expected[96], got[96];
-    put(t, "%s: %s: %s[%s] (logical element %" PRIu64 "): expected %s, got %s; %" PRIu64
-        " element%s differ%s from %s\n", verdict_name(j->verdict), mismatch_kind_name(j->kind),
-        m->tensor, coords_text(m->coords, m->rank, where, sizeof where), m->logical_index,
-        compare_format_value(type, m->expected_bits, expected, sizeof expected),
-        compare_format_value(type, m->got_bits, got, sizeof got), j->count, j->count == 1 ? "" : "s",
-        j->count == 1 ? "s" : "", r->against_file ? "the case file's expected outputs" : "the reference");
+    char first[512];
+    put(t, "%s: %s: %s; %" PRIu64 " element%s differ%s from %s\n", verdict_name(j->verdict),
+        mismatch_kind_name(j->kind), check_describe_difference(c, &j->first, first, sizeof first),
+        j->count, j->count == 1 ? "" : "s", j->count == 1 ? "s" : "",
+        r->against_file ? "the case file's expected outputs" : "the reference");
 }
 
 /* The input element an index picked: equal values on both sides mean a tie-rule bug. */

@@ -114,6 +114,9 @@ int check_exit_code(const check_result *r);
  * case did not pass.  Text that does not fit is cut short.  Returns buf. */
 const char *check_explain(const dml_case *c, const check_result *r, const char *replay, char *buf,
                           size_t size);
+/* One differing element, worded as check_explain words the first: "output[0,1] (logical
+ * element 1): expected 0x1p+0 (0x3f800000), got 0x0p+0 (0x00000000)".  Returns buf. */
+const char *check_describe_difference(const dml_case *c, const mismatch *m, char *buf, size_t size);
 /* check_explain's lines on f, each after `prefix` ("# " for TAP diagnostics). */
 void check_print(FILE *f, const char *prefix, const dml_case *c, const check_result *r,
                  const char *replay);
