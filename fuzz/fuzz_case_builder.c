@@ -32,20 +32,10 @@ static const DML_TENSOR_DATA_TYPE index_types[] = { DT(INT32), DT(INT64), DT(UIN
 
 DML_FEATURE_LEVEL fuzz_input_type_since(op_id op, DML_TENSOR_DATA_TYPE t)
 {
-    bool arg = (op_table[op].module == &op_module_arg_reduce);
-    switch (t) {
-    case DT(FLOAT32):
-    case DT(FLOAT16): return arg ? FL(3_0) : FL(2_1);
-    case DT(INT8):
-    case DT(UINT8): return FL(3_0);
-    case DT(INT32):
-    case DT(INT16):
-    case DT(UINT32):
-    case DT(UINT16): return arg ? FL(3_0) : FL(5_0);
-    case DT(INT64):
-    case DT(UINT64): return arg ? FL(4_1) : FL(5_0);
-    default: return 0;
-    }
+    for (size_t i = 0; i < FL_TESTED_COUNT && t < 32; i++)
+        if ((op_types_at(op, fl_tested[i]).input >> t) & 1)
+            return fl_tested[i];
+    return 0;
 }
 
 /* A size-like value: small ones (the common, cheap case) cost a flag and one byte. */
@@ -154,15 +144,14 @@ static void draw_arg_reduce(fuzz_io *io, dml_case *c)
 
 /* SEMANTICS D8: floor output size, or one more when asked for, the division has a remainder
  * and the extra window still starts inside In + StartPadding (D9 holds: dilated <= padded). */
+/* Output size of spatial dimension i, floor or ceil (SEMANTICS D8), from the module's
+ * formula; the window fits (fit_window ran). */
 static UINT pool_out_size(const dml_case *c, UINT i, bool ceil)
 {
-    uint64_t in = c->input.sizes[2 + i], start = c->start_padding[i];
-    uint64_t padded = in + start + c->end_padding[i];
-    uint64_t dilated = ((uint64_t)c->window[i] - 1) * c->dilations[i] + 1;
-    uint64_t room = padded - dilated, stride = c->pool_strides[i], floor = room / stride + 1;
-    if (ceil && room % stride && floor * stride < in + start)
-        return (UINT)floor + 1;
-    return (UINT)floor;
+    UINT rank, sizes[DML_MAX_RANK];
+    if (!case_module(c)->output_sizes(c, ceil, &rank, sizes))
+        return 1;
+    return sizes[c->input.rank - c->spatial_count + i];
 }
 
 /* SEMANTICS D9: shrink the dilation, then the window, until the dilated window fits. */
@@ -217,6 +206,8 @@ static void draw_pooling(fuzz_io *io, dml_case *c)
         c->window[i] = draw_size(io, c->window[i], 1, 4, 64);
         c->pool_strides[i] = draw_size(io, c->pool_strides[i], 1, 4, 64);
         c->dilations[i] = draw_size(io, c->dilations[i], 1, 3, 64);
+        if (!(op_table[c->op].flags & OPF_DILATIONS)) /* MAX_POOLING1 */
+            c->dilations[i] = 1;
         c->start_padding[i] = draw_size(io, c->start_padding[i], 0, 3, 64);
         c->end_padding[i] = draw_size(io, c->end_padding[i], 0, 3, 64);
         bool was_ceil = false;
@@ -247,6 +238,23 @@ static void draw_pooling(fuzz_io *io, dml_case *c)
     c->indices.rank = rank;
     memcpy(c->indices.sizes, c->output.sizes, sizeof c->indices.sizes);
     c->axis_count = 0;
+}
+
+/* The byte-driven shape draw of each operator family (the module's draw_shape takes a PRNG;
+ * the fuzzer steers by bytes).  A family without a row stops the target, never borrows
+ * another family's draw. */
+static void draw_family(fuzz_io *io, dml_case *c)
+{
+    static const struct { const char *module; void (*draw)(fuzz_io *, dml_case *); } draws[] = {
+        { "arg_reduce", draw_arg_reduce },
+        { "max_pooling", draw_pooling },
+    };
+    for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++)
+        if (!strcmp(draws[i].module, op_table[c->op].module_name)) {
+            draws[i].draw(io, c);
+            return;
+        }
+    fuzz_fail("the fuzz case builder has no draw for operator family %s", op_table[c->op].module_name);
 }
 
 /* Outputs must not alias (SEMANTICS "Tensors").  Sufficient test: taking the dimensions of
@@ -377,10 +385,7 @@ bool fuzz_build_case(fuzz_io *io, dml_case *c, exec_options *opt)
         c->input_data = NULL;
     }
     draw_op_and_type(io, c);
-    if ((op_table[c->op].module == &op_module_arg_reduce))
-        draw_arg_reduce(io, c);
-    else
-        draw_pooling(io, c);
+    draw_family(io, c);
     draw_layout(io, &c->input, true);
     draw_layout(io, &c->output, false);
     if (c->indices.present)

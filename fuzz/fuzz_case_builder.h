@@ -40,7 +40,7 @@ bool fuzz_build_case(fuzz_io *io, dml_case *c, exec_options *opt);
 void fuzz_build_valid_case(const uint8_t *data, size_t size, dml_case *c, exec_options *opt);
 
 /* The lowest tested feature level at which op accepts t as its input type, or 0 if none
- * (SEMANTICS: ARGMIN/ARGMAX "Feature levels", MAX_POOLING2 "Feature levels"). */
+ * (from the operator module's type table, op_types_at). */
 DML_FEATURE_LEVEL fuzz_input_type_since(op_id op, DML_TENSOR_DATA_TYPE t);
 
 #endif

@@ -52,6 +52,24 @@ static bool arrays_equal(const uint64_t *a, const uint64_t *b, uint64_t n)
     return !n || !memcmp(a, b, n * sizeof *a);
 }
 
+/* One operator field of the module's table (op_module.h) agrees between a and b. */
+static bool field_equal(const op_field *f, const dml_case *a, const dml_case *b)
+{
+    const char *pa = (const char *)a + f->offset, *pb = (const char *)b + f->offset;
+    switch (f->kind) {
+    case OP_FIELD_TENSOR:
+        return tensors_equal((const case_tensor *)pa, (const case_tensor *)pb);
+    case OP_FIELD_DIRECTION:
+        return *(const DML_AXIS_DIRECTION *)pa == *(const DML_AXIS_DIRECTION *)pb;
+    case OP_FIELD_UINTS: {
+        UINT na = *(const UINT *)((const char *)a + f->count_offset);
+        UINT nb = *(const UINT *)((const char *)b + f->count_offset);
+        return na == nb && !memcmp(pa, pb, na * sizeof(UINT));
+    }
+    }
+    return false;
+}
+
 static void check_roundtrip(const dml_case *a, const dml_case *b, const char *text)
 {
     roundtrip_check(a->op == b->op, "op", text);
@@ -59,17 +77,8 @@ static void check_roundtrip(const dml_case *a, const dml_case *b, const char *te
     roundtrip_check(tensors_equal(&a->input, &b->input), "InputTensor", text);
     roundtrip_check(tensors_equal(&a->output, &b->output), "OutputTensor", text);
     roundtrip_check(tensors_equal(&a->indices, &b->indices), "OutputIndicesTensor", text);
-    if ((op_table[a->op].module == &op_module_arg_reduce)) {
-        roundtrip_check(a->axis_count == b->axis_count
-                        && !memcmp(a->axes, b->axes, a->axis_count * sizeof a->axes[0]), "Axes", text);
-        roundtrip_check(a->direction == b->direction, "AxisDirection", text);
-    } else {
-        size_t n = a->spatial_count * sizeof(UINT);
-        roundtrip_check(a->spatial_count == b->spatial_count && !memcmp(a->pool_strides, b->pool_strides, n)
-                        && !memcmp(a->window, b->window, n) && !memcmp(a->start_padding, b->start_padding, n)
-                        && !memcmp(a->end_padding, b->end_padding, n) && !memcmp(a->dilations, b->dilations, n),
-                        "the pooling parameters", text);
-    }
+    for (const op_field *f = op_table[a->op].module->fields; f->name; f++)
+        roundtrip_check(field_equal(f, a, b), f->name, text);
     roundtrip_check(inputs_equal(a, b), "the input values", text);
     roundtrip_check(a->has_expected_output == b->has_expected_output
                     && (!a->has_expected_output

@@ -28,60 +28,15 @@
 /* Pooling work (outputs x in-input taps per window) and oracle work bound. */
 #define RUN_MAX_WORK (1u << 22)
 
-static void copy_tensor(case_tensor *t, const raw_tensor *r, const char *name)
-{
-    const DML_BUFFER_TENSOR_DESC *b = r->present && r->has_buffer ? &r->buffer : NULL;
-    t->present = b != NULL;
-    if (!b)
-        return;
-    if (b->DimensionCount > DML_MAX_RANK || !b->Sizes)
-        fuzz_fail("the validator accepted %s with DimensionCount %u (Sizes %s)", name,
-                  b->DimensionCount, b->Sizes ? "set" : "NULL");
-    t->type = b->DataType;
-    t->flags = b->Flags;
-    t->rank = b->DimensionCount;
-    memcpy(t->sizes, b->Sizes, t->rank * sizeof t->sizes[0]);
-    t->has_strides = b->Strides != NULL;
-    if (b->Strides)
-        memcpy(t->strides, b->Strides, t->rank * sizeof t->strides[0]);
-    t->has_total_bytes = true;
-    t->total_bytes = b->TotalTensorSizeInBytes;
-    t->base_alignment = b->GuaranteedBaseOffsetAlignment;
-}
-
-/* The accepted raw descriptor as a case, failing if the validator accepted something no
- * valid descriptor can be. */
+/* The accepted raw descriptor as a case (case_from_desc), failing if the validator accepted
+ * something no valid descriptor can be. */
 static void case_from_raw(dml_case *c, const raw_desc *r, op_id op)
 {
-    c->op = op;
-    c->feature_level = r->feature_level;
-    copy_tensor(&c->input, &r->input, "InputTensor");
-    copy_tensor(&c->output, &r->output, "OutputTensor");
-    if (!c->input.present || !c->output.present)
-        fuzz_fail("the validator accepted a NULL input or output tensor");
-    if ((op_table[op].module == &op_module_arg_reduce)) {
-        if (r->arg.AxisCount > c->input.rank || !r->axes)
-            fuzz_fail("the validator accepted AxisCount %u over rank %u (Axes %s)", r->arg.AxisCount,
-                      c->input.rank, r->axes ? "set" : "NULL");
-        c->axis_count = r->arg.AxisCount;
-        memcpy(c->axes, r->axes, c->axis_count * sizeof c->axes[0]);
-        c->direction = r->arg.AxisDirection;
-        return;
-    }
-    if (r->indices_kind == RAW_INDICES_OWN)
-        copy_tensor(&c->indices, &r->indices, "OutputIndicesTensor");
-    else if (r->indices_kind == RAW_INDICES_SAME_AS_OUTPUT)
+    dmlc_error err;
+    if (r->indices_kind == RAW_INDICES_SAME_AS_OUTPUT)
         fuzz_fail("the validator accepted OutputIndicesTensor == OutputTensor (aliasing outputs)");
-    c->spatial_count = r->pool.DimensionCount;
-    if (c->spatial_count < 2 || c->spatial_count > DML_MAX_SPATIAL)
-        fuzz_fail("the validator accepted pooling DimensionCount %u", c->spatial_count);
-    UINT *dst[RAW_POOL_ARRAYS] = { c->pool_strides, c->window, c->start_padding, c->end_padding,
-                                   c->dilations };
-    for (unsigned a = 0; a < RAW_POOL_ARRAYS; a++) {
-        if (!r->pool_arrays[a])
-            fuzz_fail("the validator accepted a NULL pooling array (#%u)", a);
-        memcpy(dst[a], r->pool_arrays[a], c->spatial_count * sizeof(UINT));
-    }
+    if (!case_from_desc(op, r->op.Desc, r->feature_level, c, &err))
+        fuzz_fail("the validator accepted a descriptor no case can hold: %s", err.msg);
 }
 
 static bool tensor_small(const case_tensor *t)
@@ -93,8 +48,9 @@ static bool tensor_small(const case_tensor *t)
 static bool work_small(const dml_case *c)
 {
     uint64_t work = case_tensor_elements(&c->output);
-    for (unsigned a = 0; !(op_table[c->op].module == &op_module_arg_reduce) && a < c->spatial_count; a++) {
-        uint64_t in = c->input.sizes[2 + a], taps = c->window[a] < in ? c->window[a] : in;
+    unsigned first = c->input.rank - c->spatial_count; /* spatial_count 0 outside pooling */
+    for (unsigned a = 0; a < c->spatial_count; a++) {
+        uint64_t in = c->input.sizes[first + a], taps = c->window[a] < in ? c->window[a] : in;
         work *= taps;
         if (work > RUN_MAX_WORK)
             return false;
@@ -143,7 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dml_case c;
         case_init(&c);
         case_from_raw(&c, &r, op);
-        case_link(&c);
         if (!validate_case(&c, &err)) {
             fuzz_print_case(&c);
             fuzz_fail("validate accepted the raw descriptor but validate_case rejects it as a case: %s",

@@ -68,6 +68,10 @@ struct op_module {
 
     /* Rebuilds c->dml and c->op_desc.Desc from the plain fields (case_link calls it). */
     void (*link)(dml_case *c);
+    /* The inverse: c's tensors and parameters from a descriptor of c->op that the validator
+     * accepted (the plug-in's and the fuzzers' way in); false, with err, when the descriptor
+     * is not one a case can hold (a count beyond the arrays, a NULL array or tensor). */
+    bool (*from_desc)(const void *desc, dml_case *c, dmlc_error *err);
     /* Every rule of the family beyond the op's availability; desc is DirectML's struct. */
     bool (*check)(const validate_ctx *v, const void *desc, dmlc_error *err);
     /* OutputTensor sizes (and rank) for c's input and parameters; ceil: the larger size where
@@ -127,6 +131,13 @@ typedef struct op_type_sets {
     uint32_t input, output, indices;
 } op_type_sets;
 op_type_sets op_types_at(op_id op, DML_FEATURE_LEVEL fl);
+
+/* A case of operator op from its DirectML descriptor (op_module.from_desc), linked; c must be
+ * initialised.  Input values are not part of a descriptor: c->input_data stays NULL. */
+bool case_from_desc(op_id op, const void *desc, DML_FEATURE_LEVEL fl, dml_case *c, dmlc_error *err);
+/* A case tensor from a buffer tensor description; false when it is not one (NULL, not a
+ * buffer, rank over DML_MAX_RANK, NULL Sizes).  `field` names it in err. */
+bool case_tensor_from_desc(case_tensor *t, const DML_TENSOR_DESC *d, const char *field, dmlc_error *err);
 
 /* Logical row-major index of coordinates in t. */
 uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords);

@@ -125,6 +125,21 @@ static void arg_reduce_link(dml_case *c)
     c->op_desc.Desc = &c->dml.argmax;
 }
 
+static bool arg_reduce_from_desc(const void *desc, dml_case *c, dmlc_error *err)
+{
+    const DML_ARGMAX_OPERATOR_DESC *d = desc; /* same layout for ARGMIN: see _Static_assert */
+    if (!case_tensor_from_desc(&c->input, d->InputTensor, "InputTensor", err)
+        || !case_tensor_from_desc(&c->output, d->OutputTensor, "OutputTensor", err))
+        return false;
+    if (d->AxisCount > DML_MAX_RANK || (d->AxisCount && !d->Axes))
+        return err_set(err, "AxisCount is %u (Axes %s); a case holds at most %u axes", d->AxisCount,
+                       d->Axes ? "set" : "NULL", DML_MAX_RANK);
+    c->axis_count = d->AxisCount;
+    memcpy(c->axes, d->Axes, c->axis_count * sizeof c->axes[0]);
+    c->direction = d->AxisDirection;
+    return true;
+}
+
 /* ---- Geometry ------------------------------------------------------------------------------ */
 
 /* SPEC: output rank = input rank; reduced axes have size 1. */
@@ -302,6 +317,7 @@ const op_module op_module_arg_reduce = {
     .fields = arg_reduce_fields,
     .tensors = &arg_reduce_tensors,
     .link = arg_reduce_link,
+    .from_desc = arg_reduce_from_desc,
     .check = check_arg_reduce,
     .output_sizes = arg_reduce_output_sizes,
     .input_of_index = arg_reduce_input_of_index,

@@ -230,6 +230,30 @@ static void max_pooling_link(dml_case *c)
     c->op_desc.Desc = &c->dml.max_pooling2;
 }
 
+static bool max_pooling_from_desc(const void *desc, dml_case *c, dmlc_error *err)
+{
+    const DML_MAX_POOLING2_OPERATOR_DESC *d = desc; /* MAX_POOLING1: a prefix, see above */
+    bool dilations = op_table[c->op].flags & OPF_DILATIONS;
+    if (!case_tensor_from_desc(&c->input, d->InputTensor, "InputTensor", err)
+        || !case_tensor_from_desc(&c->output, d->OutputTensor, "OutputTensor", err)
+        || (d->OutputIndicesTensor
+            && !case_tensor_from_desc(&c->indices, d->OutputIndicesTensor, "OutputIndicesTensor", err)))
+        return false;
+    const UINT *src[] = { d->Strides, d->WindowSize, d->StartPadding, d->EndPadding,
+                          dilations ? d->Dilations : unit_dilations };
+    UINT *dst[] = { c->pool_strides, c->window, c->start_padding, c->end_padding, c->dilations };
+    if (d->DimensionCount > DML_MAX_SPATIAL)
+        return err_set(err, "DimensionCount is %u; a case holds at most %u spatial dimensions",
+                       d->DimensionCount, DML_MAX_SPATIAL);
+    for (size_t a = 0; a < sizeof src / sizeof src[0]; a++) {
+        if (!src[a])
+            return err_set(err, "a pooling array (#%zu) is NULL", a);
+        memcpy(dst[a], src[a], d->DimensionCount * sizeof(UINT));
+    }
+    c->spatial_count = d->DimensionCount;
+    return true;
+}
+
 /* ---- Geometry ------------------------------------------------------------------------------ */
 
 /* The pooling parameters of c as DirectML's descriptor (only the arrays are set): the rules
@@ -550,6 +574,7 @@ const op_module op_module_max_pooling = {
     .fields = max_pooling_fields,
     .tensors = &max_pooling_tensors,
     .link = max_pooling_link,
+    .from_desc = max_pooling_from_desc,
     .check = check_max_pooling,
     .output_sizes = max_pooling_output_sizes,
     .input_of_index = max_pooling_input_of_index,

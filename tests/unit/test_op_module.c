@@ -13,6 +13,7 @@ static bool hooks_complete(const op_module *m)
 {
     const void *hooks[] = {
         (const void *)m->fields, (const void *)m->tensors, (const void *)m->link,
+        (const void *)m->from_desc,
         (const void *)m->check, (const void *)m->output_sizes, (const void *)m->input_of_index,
         (const void *)m->visit_deciders, (const void *)m->decider_ends, (const void *)m->draw_shape,
         (const void *)m->drop_dims, (const void *)m->simplify, (const void *)m->coverage,
