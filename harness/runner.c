@@ -396,13 +396,13 @@ static const char *params_text(json_text *t, const dml_case *c)
     return t->overflow ? NULL : t->buf;
 }
 
-/* The value of the module's "axes" coverage dimension (ARGMIN/ARGMAX), stored per case. */
+/* The module's axes coverage value (ARGMIN/ARGMAX), stored per case in cases.axis_kind. */
 static const char *axis_kind(const dml_case *c)
 {
-    const char *dims[8], *values[8];
-    unsigned n = case_module(c)->coverage(c, dims, values, 8);
+    const char *dims[OP_COVERAGE_MAX], *values[OP_COVERAGE_MAX];
+    unsigned n = case_module(c)->coverage(c, dims, values, OP_COVERAGE_MAX);
     for (unsigned i = 0; i < n; i++)
-        if (!strcmp(dims[i], "axes"))
+        if (!strcmp(dims[i], OP_COVERAGE_AXES))
             return values[i];
     return NULL;
 }
@@ -1033,29 +1033,37 @@ static void tally_print(FILE *f, const tally *t)
     fputc('\n', f);
 }
 
-enum { T_OP_FL, T_INPUT, T_OUTPUT, T_INDICES, T_RANK, T_LAYOUT, T_DIST, T_AXES, T_DIRECTION,
-       T_POOL, T_CLASSES, T_COUNT };
+enum { T_OP_FL, T_INPUT, T_OUTPUT, T_INDICES, T_RANK, T_LAYOUT, T_DIST, T_CLASSES, T_FIXED,
+       T_COUNT = T_FIXED + 16 /* room for the modules' parameter dimensions */ };
 
-/* The module's coverage pairs of a case, each into the tally of its dimension. */
-static void tally_parameters(tally *t, const dml_case *c)
+/* The module's coverage pairs of a case (the same dimensions the report shows), each into
+ * the tally of its dimension, added on first sight. */
+static void tally_parameters(tally *t, unsigned *used, const dml_case *c)
 {
-    const char *dims[8], *values[8];
-    unsigned n = case_module(c)->coverage(c, dims, values, 8);
-    for (unsigned i = 0; i < n; i++)
-        tally_add(&t[!strcmp(dims[i], "axes") ? T_AXES : !strcmp(dims[i], "direction") ? T_DIRECTION
-                                                                                        : T_POOL], values[i]);
+    const char *dims[OP_COVERAGE_MAX], *values[OP_COVERAGE_MAX];
+    unsigned n = case_module(c)->coverage(c, dims, values, OP_COVERAGE_MAX);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = T_FIXED;
+        while (k < *used && strcmp(t[k].name, dims[i]))
+            k++;
+        if (k == *used && *used < T_COUNT)
+            t[(*used)++].name = dims[i];
+        if (k < T_COUNT)
+            tally_add(&t[k], values[i]);
+    }
 }
 
 static int runner_dry_run(const runner_options *o, dmlc_error *err)
 {
-    static const char *const names[T_COUNT] = { "op@level", "input_type", "output_type",
-        "indices_type", "rank", "layout", "distribution", "axes", "direction", "pooling", "classes" };
+    static const char *const names[T_FIXED] = { "op@level", "input_type", "output_type",
+        "indices_type", "rank", "layout", "distribution", "classes" };
     static const char *const ranks[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8" };
     char labels[OP_COUNT][8][32];
     tally t[T_COUNT];
     memset(t, 0, sizeof t);
-    for (int i = 0; i < T_COUNT; i++)
+    for (int i = 0; i < T_FIXED; i++)
         t[i].name = names[i];
+    unsigned used = T_FIXED;
     worker_config cfg = { .seed = o->seed, .gen = o->gen };
     exec_options exec = reference_exec(o);
     uint64_t n = o->cases ? o->cases : 10000, invalid = 0;
@@ -1078,7 +1086,7 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         tally_add(&t[T_RANK], ranks[c.input.rank <= 8 ? c.input.rank : 0]);
         tally_add(&t[T_LAYOUT], gen_layout_name(info.layout));
         tally_add(&t[T_DIST], gen_distribution_name(info.dist));
-        tally_parameters(t, &c);
+        tally_parameters(t, &used, &c);
         case_outputs out;
         if (case_outputs_alloc(&out, &c)) {
             unsigned classes = ref_classify(&c, &exec, &out, NULL);
@@ -1092,7 +1100,7 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
     }
     fprintf(o->out, "dry run: %" PRIu64 " cases of seed %" PRIu64 ", %" PRIu64 " invalid\n", n, o->seed,
             invalid);
-    for (int i = 0; i < T_COUNT; i++)
+    for (unsigned i = 0; i < used; i++)
         tally_print(o->out, &t[i]);
     err->msg[0] = 0;
     return invalid ? 1 : 0;

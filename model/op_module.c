@@ -1,6 +1,7 @@
 /* op_module.c: the helpers every operator module shares (op_module.h). */
 #include "op_module.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,4 +60,76 @@ bool case_from_desc(op_id op, const void *desc, DML_FEATURE_LEVEL fl, dml_case *
         return false;
     case_link(c);
     return true;
+}
+
+/* A JSON array of at most max unsigned integers into v; its length, or -1. */
+static int json_uints(const json_t *a, UINT *v, unsigned max)
+{
+    if (!json_is_array(a) || json_array_size(a) > max)
+        return -1;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_int_t x = json_integer_value(json_array_get(a, i));
+        if (!json_is_integer(json_array_get(a, i)) || x < 0 || x > UINT32_MAX)
+            return -1;
+        v[i] = (UINT)x;
+    }
+    return (int)json_array_size(a);
+}
+
+/* One operator field from its stored parameter; false when it is malformed. */
+static bool field_from_param(const op_field *f, const json_t *v, dml_case *c)
+{
+    char *at = (char *)c + f->offset;
+    switch (f->kind) {
+    case OP_FIELD_UINTS: {
+        int n = json_uints(v, (UINT *)at, f->max_count);
+        if (n >= 0)
+            *(UINT *)((char *)c + f->count_offset) = (UINT)n;
+        return n >= 0;
+    }
+    case OP_FIELD_DIRECTION: {
+        const char *d = json_string_value(v);
+        *(DML_AXIS_DIRECTION *)at = d && !strcmp(d, "DECREASING") ? DML_AXIS_DIRECTION_DECREASING
+                                                                    : DML_AXIS_DIRECTION_INCREASING;
+        return d != NULL;
+    }
+    case OP_FIELD_TENSOR: {
+        case_tensor *t = (case_tensor *)at;
+        t->present = json_is_true(v);
+        t->rank = c->output.rank;
+        memcpy(t->sizes, c->output.sizes, sizeof t->sizes);
+        return json_is_boolean(v);
+    }
+    }
+    return false;
+}
+
+bool op_case_from_params(op_id op, const char *params, const char *input_sizes,
+                         const char *output_sizes, dml_case *c)
+{
+    case_init(c);
+    if ((unsigned)op >= OP_COUNT || !params || !input_sizes || !output_sizes)
+        return false;
+    c->op = op;
+    json_t *p = json_loads(params, 0, NULL), *in = json_loads(input_sizes, 0, NULL),
+           *out = json_loads(output_sizes, 0, NULL);
+    int in_rank = json_uints(in, c->input.sizes, DML_MAX_RANK);
+    int out_rank = json_uints(out, c->output.sizes, DML_MAX_RANK);
+    bool ok = json_is_object(p) && in_rank > 0 && out_rank > 0;
+    c->input.present = c->output.present = ok;
+    c->input.rank = ok ? (UINT)in_rank : 0;
+    c->output.rank = ok ? (UINT)out_rank : 0;
+    for (const op_field *f = op_table[op].module->fields; ok && f->name; f++) {
+        const json_t *v = json_object_get(p, f->param);
+        /* Stored parameters of fields the operator lacks (MAX_POOLING1's unit dilations)
+         * are left to link; a missing field is a malformed row. */
+        if ((op_table[op].flags & f->needs_flags) == f->needs_flags)
+            ok = v && field_from_param(f, v, c);
+    }
+    json_decref(p);
+    json_decref(in);
+    json_decref(out);
+    if (ok)
+        case_link(c);
+    return ok;
 }

@@ -38,6 +38,8 @@ typedef struct op_field {
     size_t offset;       /* of the value in dml_case */
     size_t count_offset; /* OP_FIELD_UINTS: of the UINT count; arrays sharing it must agree */
     unsigned max_count;  /* OP_FIELD_UINTS: most entries */
+    const char *param;   /* its key in the stored parameters JSON (params_json); a tensor's is
+                          * true when present */
 } op_field;
 
 /* ---- Geometry ------------------------------------------------------------------------- */
@@ -106,10 +108,14 @@ struct op_module {
      * a smaller window...; false when there is no k-th.  Output sizes are redone after. */
     bool (*simplify)(const dml_case *c, unsigned k, dml_case *n);
 
-    /* Coverage: up to max (dimension, value) pairs describing c's parameters, e.g.
-     * ("axes", "several_shuffled"), ("pooling", "dilated"); static strings.  Returns how many.
-     * The value of dimension "axes", when present, is also stored with each case. */
+    /* Coverage: up to max (dimension, value) pairs describing c's parameters, as run reports
+     * and `run --dry-run` show them: ("argmin/argmax axes", "several_shuffled"),
+     * ("pooling padding", "asymmetric"); static strings.  Returns how many.  Reports rebuild
+     * c from the stored row (op_case_from_params), so only sizes and parameters may count. */
     unsigned (*coverage)(const dml_case *c, const char **dims, const char **values, unsigned max);
+    /* Every (dimension, value) pair coverage can give that reports list even at 0 cases;
+     * returns how many (at most max). */
+    unsigned (*coverage_buckets)(const char **dims, const char **values, unsigned max);
 
     /* The parameters for a person, one line: "axes=[1,0] direction=DECREASING". */
     void (*describe)(const dml_case *c, char *buf, size_t size);
@@ -117,6 +123,10 @@ struct op_module {
      * {"axes":[1],"direction":"INCREASING"}.  False when size is too small. */
     bool (*params_json)(const dml_case *c, char *buf, size_t size);
 };
+
+/* Most pairs one coverage call gives; the dimension whose value is stored in cases.axis_kind. */
+#define OP_COVERAGE_MAX 32
+#define OP_COVERAGE_AXES "argmin/argmax axes"
 
 #define OP(id, stem, module, since, flags) extern const op_module op_module_##module;
 #include "ops.def"
@@ -138,6 +148,12 @@ bool case_from_desc(op_id op, const void *desc, DML_FEATURE_LEVEL fl, dml_case *
 /* A case tensor from a buffer tensor description; false when it is not one (NULL, not a
  * buffer, rank over DML_MAX_RANK, NULL Sizes).  `field` names it in err. */
 bool case_tensor_from_desc(case_tensor *t, const DML_TENSOR_DESC *d, const char *field, dmlc_error *err);
+
+/* A case of operator `op` rebuilt from a stored results row: the parameters JSON
+ * (params_json's form) and the input and output sizes as JSON arrays.  Only what coverage
+ * needs: no types, strides or values.  False when the texts do not parse. */
+bool op_case_from_params(op_id op, const char *params, const char *input_sizes,
+                         const char *output_sizes, dml_case *c);
 
 /* Logical row-major index of coordinates in t. */
 uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords);

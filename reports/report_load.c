@@ -11,6 +11,8 @@
  */
 #include "report_model.h"
 
+#include "op_module.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -39,9 +41,7 @@ typedef enum load_query {
     Q_COV_LAYOUT,
     Q_COV_DISTRIBUTION,
     Q_COV_CLASSES,
-    Q_COV_AXIS_KIND,
-    Q_COV_DIRECTION,
-    Q_COV_POOLING,
+    Q_COV_PARAMS,
     Q_COUNT
 } load_query;
 
@@ -94,14 +94,9 @@ static const char *const load_sql[Q_COUNT] = {
     [Q_COV_LAYOUT] = "SELECT c.layout," COVERAGE_FROM " GROUP BY 1",
     [Q_COV_DISTRIBUTION] = "SELECT c.distribution," COVERAGE_FROM " GROUP BY 1",
     [Q_COV_CLASSES] = "SELECT c.classes," COVERAGE_FROM " GROUP BY 1",
-    [Q_COV_AXIS_KIND] =
-        "SELECT c.axis_kind," COVERAGE_FROM " AND c.axis_kind IS NOT NULL GROUP BY 1",
-    [Q_COV_DIRECTION] =
-        "SELECT lower(json_extract(c.params, '$.direction'))," COVERAGE_FROM
-        " AND c.op IN ('ARGMIN', 'ARGMAX') GROUP BY 1 ORDER BY 1",
-    [Q_COV_POOLING] =
-        "SELECT c.params, c.input_sizes, c.output_sizes," COVERAGE_FROM
-        " AND c.op = 'MAX_POOLING2' GROUP BY 1, 2, 3",
+    /* Parameter coverage: each operator's module reads its own rows (op_case_from_params). */
+    [Q_COV_PARAMS] =
+        "SELECT c.op, c.params, c.input_sizes, c.output_sizes," COVERAGE_FROM " GROUP BY 1, 2, 3, 4",
 #undef COVERAGE_FROM
 };
 
@@ -475,12 +470,16 @@ static bool tally_seed_known(tally *t)
     static const char *const classes[] = { "none", "nan", "denormal", "padding_window" };
     for (size_t i = 0; i < 4; i++)
         ok = ok && tally_row(t, "class (unspecified by DirectML)", classes[i]);
-    static const char *const axis_kinds[] = { "one", "several", "several_shuffled", "all",
-                                              "all_shuffled" };
-    for (size_t i = 0; i < 5; i++)
-        ok = ok && tally_row(t, "argmin/argmax axes", axis_kinds[i]);
-    ok = ok && tally_row(t, "argmin/argmax direction", "increasing");
-    ok = ok && tally_row(t, "argmin/argmax direction", "decreasing");
+    /* Each family's known buckets once, in ops.def order. */
+    for (int op = 0; op < OP_COUNT; op++) {
+        bool first = true;
+        for (int k = 0; k < op; k++)
+            first &= op_table[k].module != op_table[op].module;
+        const char *dims[OP_COVERAGE_MAX], *values[OP_COVERAGE_MAX];
+        unsigned n = first ? op_table[op].module->coverage_buckets(dims, values, OP_COVERAGE_MAX) : 0;
+        for (unsigned i = 0; i < n; i++)
+            ok = ok && tally_row(t, dims[i], values[i]);
+    }
     return ok;
 }
 
@@ -521,89 +520,30 @@ static bool tally_classes(report_db *d, tally *t, int64_t lo, int64_t hi, dmlc_e
     return !failed;
 }
 
-/* Largest entry of a JSON array of integers (0 when not an array). */
-static json_int_t json_max(json_t *a)
+/* The operator modules' coverage of one (op, params, input sizes, output sizes) group. */
+static bool tally_params_row(tally *t, sqlite3_stmt *s)
 {
-    json_int_t best = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(a, i, v)
-        if (json_integer_value(v) > best)
-            best = json_integer_value(v);
-    return best;
-}
-
-static const char *bucket(json_int_t v, char *buf, size_t size)
-{
-    if (v >= 8)
-        snprintf(buf, size, "8+");
-    else if (v >= 4)
-        snprintf(buf, size, "4-7");
-    else
-        snprintf(buf, size, "%d", (int)v);
-    return buf;
-}
-
-/* Pooling parameter ranges of one (params, input sizes, output sizes) group. */
-static bool tally_pooling_row(tally *t, const char *params_text, const char *in_text,
-                              const char *out_text, uint64_t cases, uint64_t failed)
-{
-    json_t *params = json_loads(params_text, 0, NULL), *in = json_loads(in_text, 0, NULL),
-           *out = json_loads(out_text, 0, NULL);
-    json_t *window = json_object_get(params, "window"), *strides = json_object_get(params, "strides"),
-           *dil = json_object_get(params, "dilations"), *sp = json_object_get(params, "start_padding"),
-           *ep = json_object_get(params, "end_padding");
-    size_t spatial = json_array_size(window);
-    bool padded = false, asymmetric = false, ceil_rounding = false, inexact = false;
-    for (size_t i = 0; i < spatial; i++) {
-        json_int_t s = json_integer_value(json_array_get(sp, i)),
-                   e = json_integer_value(json_array_get(ep, i)),
-                   w = json_integer_value(json_array_get(window, i)),
-                   st = json_integer_value(json_array_get(strides, i)),
-                   dl = json_integer_value(json_array_get(dil, i)),
-                   n = json_integer_value(json_array_get(in, 2 + i)),
-                   o = json_integer_value(json_array_get(out, 2 + i));
-        padded |= s || e;
-        asymmetric |= s != e;
-        /* SEMANTICS D8: floor((In + Start + End - dilated) / Stride) + 1; one more is ceil. */
-        json_int_t span = n + s + e - ((w - 1) * dl + 1);
-        if (st > 0 && span >= 0) {
-            inexact |= span % st != 0;
-            ceil_rounding |= o == span / st + 2;
-        }
+    dml_case c;
+    op_id op = op_from_name(col_text(s, 0));
+    bool ok = true;
+    if (op_case_from_params(op, col_text(s, 1), col_text(s, 2), col_text(s, 3), &c)) {
+        const char *dims[OP_COVERAGE_MAX], *values[OP_COVERAGE_MAX];
+        unsigned n = case_module(&c)->coverage(&c, dims, values, OP_COVERAGE_MAX);
+        for (unsigned i = 0; ok && i < n; i++)
+            ok = tally_add(t, dims[i], values[i], col_u64(s, 4), col_u64(s, 5));
     }
-    char buf[16];
-    bool ok = tally_add(t, "pooling spatial dims", spatial == 3 ? "3 (N,C,D,H,W)" : "2 (N,C,H,W)",
-                        cases, failed)
-              && tally_add(t, "pooling window (largest)", bucket(json_max(window), buf, sizeof buf),
-                           cases, failed)
-              && tally_add(t, "pooling stride (largest)", bucket(json_max(strides), buf, sizeof buf),
-                           cases, failed)
-              && tally_add(t, "pooling dilation (largest)", bucket(json_max(dil), buf, sizeof buf),
-                           cases, failed)
-              && tally_add(t, "pooling padding",
-                           !padded ? "none" : asymmetric ? "asymmetric" : "symmetric", cases, failed)
-              && tally_add(t, "pooling output rounding",
-                           ceil_rounding ? "ceil" : inexact ? "floor" : "exact (floor = ceil)",
-                           cases, failed)
-              && tally_add(t, "pooling indices tensor",
-                           json_is_true(json_object_get(params, "indices")) ? "with" : "without",
-                           cases, failed);
-    json_decref(params);
-    json_decref(in);
-    json_decref(out);
+    case_free(&c);
     return ok;
 }
 
-static bool tally_pooling(report_db *d, tally *t, int64_t lo, int64_t hi, dmlc_error *err)
+static bool tally_params(report_db *d, tally *t, int64_t lo, int64_t hi, dmlc_error *err)
 {
     bool failed = false;
-    sqlite3_stmt *s = query(d, Q_COV_POOLING, lo, hi, err);
+    sqlite3_stmt *s = query(d, Q_COV_PARAMS, lo, hi, err);
     if (!s)
         return false;
     while (next_row(d, s, &failed, err))
-        if (!tally_pooling_row(t, col_text(s, 0), col_text(s, 1), col_text(s, 2), col_u64(s, 3),
-                               col_u64(s, 4)))
+        if (!tally_params_row(t, s))
             return err_set(err, "out of memory");
     return !failed;
 }
@@ -617,9 +557,7 @@ static bool load_coverage(report_db *d, report_model *m, int64_t lo, int64_t hi,
          && tally_query(d, &t, Q_COV_LAYOUT, "layout", lo, hi, err)
          && tally_query(d, &t, Q_COV_DISTRIBUTION, "distribution", lo, hi, err)
          && tally_classes(d, &t, lo, hi, err)
-         && tally_query(d, &t, Q_COV_AXIS_KIND, "argmin/argmax axes", lo, hi, err)
-         && tally_query(d, &t, Q_COV_DIRECTION, "argmin/argmax direction", lo, hi, err)
-         && tally_pooling(d, &t, lo, hi, err);
+         && tally_params(d, &t, lo, hi, err);
     for (size_t i = 0; ok && i < t.count; i++)
         ok = report_model_add_coverage(m, t.rows[i].dimension, t.rows[i].value, t.rows[i].cases,
                                        t.rows[i].failed)

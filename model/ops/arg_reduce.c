@@ -111,9 +111,10 @@ static bool check_arg_reduce(const validate_ctx *v, const void *desc, dmlc_error
 
 static const op_field arg_reduce_fields[] = {
     { "Axes", OP_FIELD_UINTS, true, 0, offsetof(dml_case, axes), offsetof(dml_case, axis_count),
-      DML_MAX_RANK },
-    { "AxisDirection", OP_FIELD_DIRECTION, true, 0, offsetof(dml_case, direction), 0, 0 },
-    { NULL, 0, false, 0, 0, 0, 0 },
+      DML_MAX_RANK, "axes" },
+    { "AxisDirection", OP_FIELD_DIRECTION, true, 0, offsetof(dml_case, direction), 0, 0,
+      "direction" },
+    { NULL, 0, false, 0, 0, 0, 0, NULL },
 };
 
 static void arg_reduce_link(dml_case *c)
@@ -302,11 +303,23 @@ static unsigned arg_reduce_coverage(const dml_case *c, const char **dims, const 
 {
     if (max < 2)
         return 0;
-    dims[0] = "axes";
+    dims[0] = OP_COVERAGE_AXES;
     values[0] = axis_kind(c);
-    dims[1] = "direction";
-    values[1] = direction_name(c->direction);
+    dims[1] = "argmin/argmax direction";
+    values[1] = c->direction == DML_AXIS_DIRECTION_DECREASING ? "decreasing" : "increasing";
     return 2;
+}
+
+static unsigned arg_reduce_coverage_buckets(const char **dims, const char **values, unsigned max)
+{
+    static const char *const all[] = { "one", "several", "several_shuffled", "all", "all_shuffled",
+                                       "increasing", "decreasing" };
+    unsigned n = 0;
+    for (; n < max && n < sizeof all / sizeof all[0]; n++) {
+        dims[n] = n < 5 ? OP_COVERAGE_AXES : "argmin/argmax direction";
+        values[n] = all[n];
+    }
+    return n;
 }
 
 static const op_tensor_rules arg_reduce_tensors = { &arg_reduce_input, &arg_reduce_output, NULL, false };
@@ -329,6 +342,7 @@ const op_module op_module_arg_reduce = {
     .drop_dims = arg_reduce_drop_dims,
     .simplify = arg_reduce_simplify,
     .coverage = arg_reduce_coverage,
+    .coverage_buckets = arg_reduce_coverage_buckets,
     .describe = arg_reduce_describe,
     .params_json = arg_reduce_params_json,
 };

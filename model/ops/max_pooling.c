@@ -202,17 +202,18 @@ static bool check_max_pooling(const validate_ctx *v, const void *desc, dmlc_erro
 
 /* ---- Descriptor and case file ----------------------------------------------------------- */
 
-#define POOL_ARRAY(name, member, flags)                                                       \
+#define POOL_ARRAY(name, member, flags, param)                                                \
     { name, OP_FIELD_UINTS, true, flags, offsetof(dml_case, member),                          \
-      offsetof(dml_case, spatial_count), DML_MAX_SPATIAL }
+      offsetof(dml_case, spatial_count), DML_MAX_SPATIAL, param }
 static const op_field max_pooling_fields[] = {
-    { "OutputIndicesTensor", OP_FIELD_TENSOR, false, 0, offsetof(dml_case, indices), 0, 0 },
-    POOL_ARRAY("Strides", pool_strides, 0),
-    POOL_ARRAY("WindowSize", window, 0),
-    POOL_ARRAY("StartPadding", start_padding, 0),
-    POOL_ARRAY("EndPadding", end_padding, 0),
-    POOL_ARRAY("Dilations", dilations, OPF_DILATIONS),
-    { NULL, 0, false, 0, 0, 0, 0 },
+    { "OutputIndicesTensor", OP_FIELD_TENSOR, false, 0, offsetof(dml_case, indices), 0, 0,
+      "indices" },
+    POOL_ARRAY("Strides", pool_strides, 0, "strides"),
+    POOL_ARRAY("WindowSize", window, 0, "window"),
+    POOL_ARRAY("StartPadding", start_padding, 0, "start_padding"),
+    POOL_ARRAY("EndPadding", end_padding, 0, "end_padding"),
+    POOL_ARRAY("Dilations", dilations, OPF_DILATIONS, "dilations"),
+    { NULL, 0, false, 0, 0, 0, 0, NULL },
 };
 
 static void max_pooling_link(dml_case *c)
@@ -489,34 +490,86 @@ static bool max_pooling_simplify(const dml_case *c, unsigned k, dml_case *n)
 
 /* ---- Coverage --------------------------------------------------------------------------- */
 
-/* Pooling parameter features of a case, one value each. */
+/* "0" ... "3", "4-7", "8+": the size buckets of the largest window, stride, dilation. */
+static const char *size_bucket(UINT v)
+{
+    static const char *const small[] = { "0", "1", "2", "3" };
+    return v >= 8 ? "8+" : v >= 4 ? "4-7" : small[v];
+}
+
+static UINT largest(const UINT *v, UINT n)
+{
+    UINT best = 0;
+    for (UINT i = 0; i < n; i++)
+        best = v[i] > best ? v[i] : best;
+    return best;
+}
+
+/* SEMANTICS D8 per spatial dimension: whether the division has a remainder (the floor and
+ * ceil formulas differ) and whether this output took the ceil size. */
+static void rounding_of(const dml_case *c, bool *inexact, bool *ceil_sized)
+{
+    const DML_MAX_POOLING2_OPERATOR_DESC d = pool_params_of(c);
+    unsigned first = c->input.rank - c->spatial_count;
+    *inexact = *ceil_sized = false;
+    for (unsigned s = 0; c->spatial_count <= c->input.rank && s < c->spatial_count; s++) {
+        pool_extent e;
+        pool_extent_of(&d, c->input.sizes[first + s], s, &e);
+        if (!e.floor_size)
+            continue;
+        *inexact |= (e.padded - e.dilated) % d.Strides[s] != 0;
+        *ceil_sized |= c->output.sizes[first + s] > e.floor_size;
+    }
+}
+
 static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const char **values,
                                      unsigned max)
 {
-    bool dilated = false, strided = false, padded = false, asymmetric = false, ceil_sized = false;
-    UINT rank, floor_sizes[DML_MAX_RANK];
-    bool have_floor = max_pooling_output_sizes(c, false, &rank, floor_sizes);
-    unsigned first = c->input.rank - c->spatial_count;
+    bool padded = false, asymmetric = false, inexact, ceil_sized;
     for (unsigned s = 0; s < c->spatial_count; s++) {
-        dilated |= c->dilations[s] > 1;
-        strided |= c->pool_strides[s] > 1;
         padded |= c->start_padding[s] + c->end_padding[s] > 0;
         asymmetric |= c->start_padding[s] != c->end_padding[s];
-        ceil_sized |= have_floor && c->output.sizes[first + s] > floor_sizes[first + s];
     }
-    const char *v[] = {
-        c->spatial_count == 3 ? "3d" : "2d",
-        dilated ? "dilated" : "undilated",
-        strided ? "strided" : "stride1",
-        asymmetric ? "asymmetric_padding" : padded ? "symmetric_padding" : "no_padding",
-        ceil_sized ? "ceil_output" : "floor_output",
-        c->indices.present ? "with_indices" : "without_indices",
+    rounding_of(c, &inexact, &ceil_sized);
+    const char *const d[] = { "pooling spatial dims", "pooling window (largest)",
+                              "pooling stride (largest)", "pooling dilation (largest)",
+                              "pooling padding", "pooling output rounding", "pooling indices tensor" };
+    const char *const v[] = {
+        c->spatial_count == 3 ? "3 (N,C,D,H,W)" : "2 (N,C,H,W)",
+        size_bucket(largest(c->window, c->spatial_count)),
+        size_bucket(largest(c->pool_strides, c->spatial_count)),
+        size_bucket(largest(c->dilations, c->spatial_count)),
+        !padded ? "none" : asymmetric ? "asymmetric" : "symmetric",
+        ceil_sized ? "ceil" : inexact ? "floor" : "exact (floor = ceil)",
+        c->indices.present ? "with" : "without",
     };
     unsigned n = 0;
     for (; n < max && n < sizeof v / sizeof v[0]; n++) {
-        dims[n] = "pooling";
+        dims[n] = d[n];
         values[n] = v[n];
     }
+    return n;
+}
+
+/* Every value each pooling dimension can take, in reading order, so a report lists them
+ * together (and shows the ones no case reached). */
+static unsigned max_pooling_coverage_buckets(const char **dims, const char **values, unsigned max)
+{
+    static const struct { const char *dim, *values[6]; } all[] = {
+        { "pooling spatial dims", { "2 (N,C,H,W)", "3 (N,C,D,H,W)" } },
+        { "pooling window (largest)", { "1", "2", "3", "4-7", "8+" } },
+        { "pooling stride (largest)", { "1", "2", "3", "4-7", "8+" } },
+        { "pooling dilation (largest)", { "1", "2", "3", "4-7", "8+" } },
+        { "pooling padding", { "none", "symmetric", "asymmetric" } },
+        { "pooling output rounding", { "exact (floor = ceil)", "floor", "ceil" } },
+        { "pooling indices tensor", { "with", "without" } },
+    };
+    unsigned n = 0;
+    for (size_t d = 0; d < sizeof all / sizeof all[0]; d++)
+        for (size_t v = 0; v < 6 && all[d].values[v] && n < max; v++) {
+            dims[n] = all[d].dim;
+            values[n++] = all[d].values[v];
+        }
     return n;
 }
 
@@ -586,6 +639,7 @@ const op_module op_module_max_pooling = {
     .drop_dims = max_pooling_drop_dims,
     .simplify = max_pooling_simplify,
     .coverage = max_pooling_coverage,
+    .coverage_buckets = max_pooling_coverage_buckets,
     .describe = max_pooling_describe,
     .params_json = max_pooling_params_json,
 };
