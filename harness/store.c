@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "gen.h"
@@ -631,4 +632,13 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
     sqlite3_close(s.db);
     free(s.path);
     return ok;
+}
+
+void store_remove_files(const char *path)
+{
+    static const char *const suffixes[] = { "", "-wal", "-shm" };
+    char p[4096];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+        if ((size_t)snprintf(p, sizeof p, "%s%s", path, suffixes[i]) < sizeof p)
+            unlink(p);
 }

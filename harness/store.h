@@ -128,4 +128,7 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
  * the "SQLite share of the run" figure. */
 double store_seconds(const store *s);
 
+/* Deletes a results database with its WAL and shared-memory files (absent ones are fine). */
+void store_remove_files(const char *path);
+
 #endif

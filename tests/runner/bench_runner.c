@@ -26,15 +26,6 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void remove_db(const char *path)
-{
-    char p[600];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
 
 /* Rows shaped like a typical case, written as the runner writes them. */
 static bool bench_store(const char *db, unsigned n)
@@ -119,12 +110,12 @@ int main(int argc, char **argv)
         return 1;
     }
     close(fd);
-    remove_db(db);
+    store_remove_files(db);
     bool ok = bench_store(db, 100000);
-    remove_db(db);
+    store_remove_files(db);
     ok = (!cases || bench_run(db, "reference", cases)) && ok;
-    remove_db(db);
+    store_remove_files(db);
     ok = (!cases || bench_run(db, "opencl", cases)) && ok;
-    remove_db(db);
+    store_remove_files(db);
     return ok ? 0 : 1;
 }

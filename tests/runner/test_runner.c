@@ -254,15 +254,6 @@ static bool query_text(const char *path, const char *sql, char *buf, size_t size
     return ok;
 }
 
-static void remove_db(const char *path)
-{
-    char p[600];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
 
 static void base_options(runner_options *o, const backend_vtable *b, const char *db, uint64_t cases)
 {
@@ -314,7 +305,7 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
 {
     char db[512], sql[512], text[256];
     snprintf(db, sizeof db, "%s/%s.sqlite", dir, f->backend->name);
-    remove_db(db);
+    store_remove_files(db);
     runner_options o;
     base_options(&o, f->backend, db, f->cases);
     o.gen.op_mask = f->op_mask;
@@ -382,14 +373,14 @@ static void test_fault(tap *t, const fault_test *f, const char *dir)
         tap_diag("%s: %s", f->backend->name, shown);
     tap_ok(t, query_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'") == 1,
            "%s: the run is marked finished", f->backend->name);
-    remove_db(db);
+    store_remove_files(db);
 }
 
 static void test_newer_schema_refused(tap *t, const char *dir)
 {
     char db[512];
     snprintf(db, sizeof db, "%s/newer.sqlite", dir);
-    remove_db(db);
+    store_remove_files(db);
     dmlc_error err;
     store *s = store_open(db, &err);
     tap_ok(t, s != NULL && store_found_version(s) == 0, "a fresh database is created");
@@ -403,10 +394,10 @@ static void test_newer_schema_refused(tap *t, const char *dir)
            "a newer schema is refused: %s", s ? "(opened)" : err.msg);
     store_close(s);
     tap_ok(t, query_int(db, "PRAGMA user_version") == 99, "the refused database is left untouched");
-    remove_db(db);
+    store_remove_files(db);
 
     snprintf(db, sizeof db, "%s/foreign.sqlite", dir);
-    remove_db(db);
+    store_remove_files(db);
     sqlite3_open(db, &raw);
     sqlite3_exec(raw, "CREATE TABLE other (x)", NULL, NULL, NULL);
     sqlite3_close(raw);
@@ -414,14 +405,14 @@ static void test_newer_schema_refused(tap *t, const char *dir)
     tap_ok(t, s == NULL && strstr(err.msg, "not a dmlcheck"), "a foreign database is refused: %s",
            s ? "(opened)" : err.msg);
     store_close(s);
-    remove_db(db);
+    store_remove_files(db);
 }
 
 static void test_kill_midway(tap *t, const char *dir)
 {
     char db[512];
     snprintf(db, sizeof db, "%s/killed.sqlite", dir);
-    remove_db(db);
+    store_remove_files(db);
     runner_options o;
     base_options(&o, backend_find("reference"), db, 50000000);
     o.commit_cases = 256;
@@ -463,7 +454,7 @@ static void test_kill_midway(tap *t, const char *dir)
     tap_ok(t, query_int(db, "SELECT count(*) FROM runs") == 2
                && query_int(db, "SELECT count(*) FROM cases") == cases + 500,
            "it appends: 2 runs, %lld + 500 cases", (long long)cases);
-    remove_db(db);
+    store_remove_files(db);
 }
 
 static void test_pocl(tap *t, const char *dir)
@@ -475,7 +466,7 @@ static void test_pocl(tap *t, const char *dir)
     }
     char db[512];
     snprintf(db, sizeof db, "%s/opencl.sqlite", dir);
-    remove_db(db);
+    store_remove_files(db);
     runner_options o;
     base_options(&o, cl, db, 3000);
     o.case_timeout_ms = 60000;
@@ -485,7 +476,7 @@ static void test_pocl(tap *t, const char *dir)
     int code = runner_run(&o, &rep, &err);
     if (code == 2 && (strstr(err.msg, "platform") || strstr(err.msg, "device"))) {
         tap_skip(t, err.msg, "opencl run");
-        remove_db(db);
+        store_remove_files(db);
         return;
     }
     tap_ok(t, code == 0 && rep.cases == 3000, "3000 cases on OpenCL: exit %d, %llu cases, %llu judged "
@@ -499,7 +490,7 @@ static void test_pocl(tap *t, const char *dir)
     }
     tap_ok(t, query_int(db, "SELECT sum(cases) FROM verdict_counts") == 3000,
            "the verdict_counts view counts all of them");
-    remove_db(db);
+    store_remove_files(db);
 }
 
 /* With no argument: everything but the OpenCL run (which has its own test() in the opencl

@@ -69,15 +69,6 @@ static const char *query_text(const char *path, const char *sql, char *buf, size
     return buf;
 }
 
-static void remove_db(const char *path)
-{
-    char p[600];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
 
 /* What a version-1 dmlcheck left: run 1 of seed 5 failed case 5:3 under one signature. */
 static const char v1_rows[] =
@@ -250,8 +241,8 @@ int main(int argc, char **argv)
         test_stale_representative(&t, db);
         test_newer_refused(&t, fresh);
     }
-    remove_db(db);
-    remove_db(fresh);
+    store_remove_files(db);
+    store_remove_files(fresh);
     rmdir(dir);
     return tap_done(&t);
 }
