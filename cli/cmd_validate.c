@@ -1,6 +1,6 @@
 /*
  * cmd_validate.c: `dmlcheck validate`: checks case files against DirectML's rules (the
- * validator, harness/validate.c) at a feature level: the one given with --feature-level, else
+ * validator, model/validate.c and the operator modules) at a feature level: the one given with --feature-level, else
  * the file's, else the lowest level dmlcheck tests at which the case is valid.  Prints
  * "FILE: valid at L" on stdout; an invalid or unreadable file gets the message on stderr,
  * followed by the command that replays it.  Exit 0 all valid, 2 any invalid or unreadable.

@@ -3,7 +3,7 @@
  * scratch space it needs and the kernels to enqueue, in order.  Planning is pure host
  * arithmetic on a validated case; cl_backend.c then lays out the arena, fills in the
  * CLP_*_OFFSET words and enqueues.  One planner per operator family:
- * cl_arg_reduce.c (ARGMIN, ARGMAX) and cl_max_pooling2.c.
+ * cl_arg_reduce.c (ARGMIN, ARGMAX) and cl_max_pooling.c (MAX_POOLING1/2).
  */
 #ifndef DMLCHECK_CL_PLAN_H
 #define DMLCHECK_CL_PLAN_H
