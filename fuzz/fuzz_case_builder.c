@@ -145,7 +145,8 @@ static void draw_arg_reduce(fuzz_io *io, dml_case *c)
 /* SEMANTICS D8: floor output size, or one more when asked for, the division has a remainder
  * and the extra window still starts inside In + StartPadding (D9 holds: dilated <= padded). */
 /* Output size of spatial dimension i, floor or ceil (SEMANTICS D8), from the module's
- * formula; the window fits (fit_window ran). */
+ * formula; every window fits (fit_window ran on each; when re-encoding a case, the
+ * dimensions not drawn yet still hold that valid case's parameters). */
 static UINT pool_out_size(const dml_case *c, UINT i, bool ceil)
 {
     UINT rank, sizes[DML_MAX_RANK];
@@ -218,10 +219,11 @@ static void draw_pooling(fuzz_io *io, dml_case *c)
         ceil[i] = fuzz_io_bool(io, was_ceil);
     }
     for (;;) {
-        for (UINT i = 0; i < spatial; i++) {
+        /* Every window first: the module's formula needs them all to fit. */
+        for (UINT i = 0; i < spatial; i++)
             fit_window(c, i);
+        for (UINT i = 0; i < spatial; i++)
             c->output.sizes[2 + i] = pool_out_size(c, i, ceil[i]);
-        }
         c->output.sizes[0] = c->input.sizes[0];
         c->output.sizes[1] = c->input.sizes[1];
         if ((tensor_element_count(rank, c->input.sizes) <= FUZZ_MAX_ELEMENTS

@@ -1,7 +1,7 @@
 /*
  * make_seeds.c: writes seed inputs for every fuzz target from generated cases (harness/gen.h).
  *
- *   make_seeds OUTDIR [SEED]
+ *   make_seeds OUTDIR [SEED [OPERATOR]]
  *
  * For every operator x input type the generator allows, it draws cases until each value
  * distribution, layout kind and rank it can reach has appeared (or an attempt limit), and
@@ -192,19 +192,26 @@ static bool seeds_for(const char *dir, uint64_t seed, op_id op, DML_TENSOR_DATA_
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help")) {
-        fprintf(stderr, "usage: %s OUTDIR [SEED]\nwrites seed inputs for each fuzz target under "
-                "OUTDIR/<target>/ (see fuzz/run-fuzzers.sh --reseed)\n", argv[0]);
+    if (argc < 2 || argc > 4 || !strcmp(argv[1], "--help")) {
+        fprintf(stderr, "usage: %s OUTDIR [SEED [OPERATOR]]\nwrites seed inputs for each fuzz target "
+                "under OUTDIR/<target>/ (see fuzz/run-fuzzers.sh --reseed), for every operator or "
+                "only OPERATOR (e.g. MAX_POOLING1, for a new one)\n", argv[0]);
         return argc < 2 ? 2 : 0;
     }
-    uint64_t seed = argc == 3 ? strtoull(argv[2], NULL, 0) : 1;
+    uint64_t seed = argc >= 3 ? strtoull(argv[2], NULL, 0) : 1;
+    op_id only = argc == 4 ? op_from_name(argv[3]) : OP_COUNT;
+    if (argc == 4 && only == OP_COUNT) {
+        fprintf(stderr, "make_seeds: unknown operator '%s'\n", argv[3]);
+        return 2;
+    }
     if (!make_dirs(argv[1]))
         return 2;
     seed_stats stats = { 0 };
     for (int op = 0; op < OP_COUNT; op++)
-        for (size_t t = 0; t < DTYPE_COUNT; t++)
-            if (!seeds_for(argv[1], seed, (op_id)op, dtype_table[t].type, &stats))
-                return 2;
+        if (only == OP_COUNT || op == (int)only)
+            for (size_t t = 0; t < DTYPE_COUNT; t++)
+                if (!seeds_for(argv[1], seed, (op_id)op, dtype_table[t].type, &stats))
+                    return 2;
     printf("make_seeds: %u cases written; builder seeds rebuilding their case exactly: %u, "
            "changed by a repair or the budget: %u\n", stats.written, stats.exact, stats.inexact);
     return 0;

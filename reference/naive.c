@@ -8,6 +8,7 @@
 #include "naive.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,12 @@ static unsigned naive_arg(const dml_case *c, const exec_options *opt, uint64_t *
 
 /* MAX_POOLING2: for each output element, the window's taps in row-major order; a tap in
  * padding is skipped; the first of equal maxima stays. */
+/* MAX_POOLING1 has no Dilations: every tap is one step apart, whatever the case holds. */
+static uint64_t dilation(const dml_case *c, unsigned s)
+{
+    return c->op == OP_MAX_POOLING1 ? 1 : c->dilations[s];
+}
+
 static unsigned naive_pool(const dml_case *c, const exec_options *opt, uint64_t *output,
                            uint64_t *indices)
 {
@@ -187,7 +194,7 @@ static unsigned naive_pool(const dml_case *c, const exec_options *opt, uint64_t 
             bool inside = true;
             for (unsigned s = 0; s < spatial; s++) {
                 int64_t at = (int64_t)(oc[2 + s] * c->pool_strides[s]) - (int64_t)c->start_padding[s]
-                           + (int64_t)(tap[s] * c->dilations[s]);
+                           + (int64_t)(tap[s] * dilation(c, s));
                 if (at < 0 || at >= (int64_t)c->input.sizes[2 + s])
                     inside = false;
                 ic[2 + s] = (uint64_t)at;
@@ -220,11 +227,28 @@ static unsigned naive_pool(const dml_case *c, const exec_options *opt, uint64_t 
     return classes;
 }
 
+/* This oracle names every operator itself (it shares no table with the engine): a new
+ * operator without a case here fails to compile (-Wswitch), never runs another's code. */
+static bool is_pooling(op_id op)
+{
+    switch (op) {
+    case OP_ARGMIN:
+    case OP_ARGMAX:
+        return false;
+    case OP_MAX_POOLING1:
+    case OP_MAX_POOLING2:
+        return true;
+    case OP_COUNT:
+        break;
+    }
+    fprintf(stderr, "naive: operator %d has no spec-literal implementation\n", (int)op);
+    abort();
+}
+
 static unsigned naive_once(const dml_case *c, const exec_options *opt, uint64_t *output,
                            uint64_t *indices)
 {
-    return c->op == OP_MAX_POOLING2 ? naive_pool(c, opt, output, indices)
-                                    : naive_arg(c, opt, output);
+    return is_pooling(c->op) ? naive_pool(c, opt, output, indices) : naive_arg(c, opt, output);
 }
 
 static bool same_element(DML_TENSOR_DATA_TYPE t, uint64_t a, uint64_t b)
@@ -237,7 +261,7 @@ static bool same_element(DML_TENSOR_DATA_TYPE t, uint64_t a, uint64_t b)
 void naive_run(const dml_case *c, const exec_options *opt, naive_result *r)
 {
     uint64_t n = count_of(c->output.rank, c->output.sizes);
-    bool has_indices = c->op == OP_MAX_POOLING2 && c->indices.present;
+    bool has_indices = is_pooling(c->op) && c->indices.present;
     r->output = calloc(n, sizeof *r->output);
     r->indices = has_indices ? calloc(n, sizeof *r->indices) : NULL;
     if (!r->output || (has_indices && !r->indices))

@@ -90,7 +90,7 @@ int main(void)
         char name[96];
         snprintf(name, sizeof name, "%s_max_pooling2_undilated_equals_max_pooling1", vt->name);
         if (!b) {
-            tap_skip(&t, err.msg, name);
+            tap_skip(&t, err.msg, "%s", name);
             continue;
         }
         unsigned compared = 0, bad = check_backend(vt, b, &compared);
