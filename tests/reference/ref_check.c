@@ -11,6 +11,7 @@
 #include "case_builder.h"
 #include "dtype.h"
 #include "naive.h"
+#include "op_module.h"
 #include "reference.h"
 
 /* Appends printf-style text to buf at *used, never overflowing. */
@@ -51,7 +52,7 @@ void describe_case(const dml_case *c, char *buf, size_t size)
     append(buf, size, &used, "%s", op_table[c->op].name);
     append_tensor(buf, size, &used, "input", &c->input);
     append_tensor(buf, size, &used, "output", &c->output);
-    if (c->op == OP_MAX_POOLING2) {
+    if (!op_table[c->op].module->output_is_index) {
         if (c->indices.present)
             append_tensor(buf, size, &used, "indices", &c->indices);
         append_uints(buf, size, &used, "window", c->spatial_count, c->window);
@@ -84,7 +85,7 @@ unsigned ref_logical(const dml_case *c, const exec_options *opt, uint64_t **outp
     uint64_t n = case_tensor_elements(&c->output);
     *output = calloc(n, sizeof **output);
     *indices = NULL;
-    bool has_indices = c->op == OP_MAX_POOLING2 && c->indices.present;
+    bool has_indices = !op_table[c->op].module->output_is_index && c->indices.present;
     if (has_indices)
         *indices = calloc(n, sizeof **indices);
     if (!*output || (has_indices && !*indices))

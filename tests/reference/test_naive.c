@@ -203,6 +203,15 @@ static void pool_grid_case(group *g, unsigned rank, const grid_axis *axes, unsig
     for (uint64_t i = 0; i < case_tensor_elements(&c.input); i++)
         cb_set_input(&c, i, pattern_bits(pattern, i));
     group_check(g, &c, &policies[variant % 2]);
+    /* Every dilation 1: the same case is a MAX_POOLING1 case, checked as one too. */
+    bool undilated = true;
+    for (unsigned s = 0; s < rank - 2; s++)
+        undilated &= c.dilations[s] == 1;
+    if (undilated) {
+        c.op = OP_MAX_POOLING1;
+        case_link(&c);
+        group_check(g, &c, &policies[variant % 2]);
+    }
     case_free(&c);
 }
 
