@@ -116,7 +116,10 @@ CREATE TABLE results (
     mismatch_count INTEGER NOT NULL DEFAULT 0, -- differing logical elements (all tensors)
     first_mismatch TEXT,             -- JSON: {"tensor":"output"|"indices","element":N,
                                      --  "coords":[..],"expected":"0x..","got":"0x..",
-                                     --  "expected_value":"..","got_value":".."}
+                                     --  "expected_value":"..","got_value":"..",
+                                     --  "explanation":"the check's words (check_explain)",
+                                     --  "input_at_expected"/"input_at_got": {...} for index
+                                     --  mismatches}
     detail         TEXT,             -- backend message, skip reason, signal name
     time_us        REAL              -- backend time for this case (µs)
 );

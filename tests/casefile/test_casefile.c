@@ -353,7 +353,7 @@ static void random_case(prng *p, dml_case *c)
     DML_TENSOR_DATA_TYPE in = value_types[prng_below(p, sizeof value_types / sizeof value_types[0])];
     UINT rank = (op_table[c->op].module == &op_module_arg_reduce) ? (UINT)prng_range(p, 1, 8) : (UINT)prng_range(p, 4, 5);
     random_tensor(p, &c->input, in, rank, prng_chance(p, 1, 2));
-    if ((op_table[c->op].module == &op_module_arg_reduce)) {
+    if (op_table[c->op].module == &op_module_arg_reduce) {
         static const DML_TENSOR_DATA_TYPE index_types[] = { DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
                                                             DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64 };
         random_tensor(p, &c->output, index_types[prng_below(p, 4)], rank, false);

@@ -107,7 +107,7 @@ static json_t *json_uint_array(const UINT *v, unsigned n)
 static char *case_params(const dml_case *c)
 {
     json_t *o = json_object();
-    if ((op_table[c->op].module == &op_module_arg_reduce)) {
+    if (op_table[c->op].module == &op_module_arg_reduce) {
         json_object_set_new(o, "axes", json_uint_array(c->axes, c->axis_count));
         json_object_set_new(o, "direction", json_string(c->direction == DML_AXIS_DIRECTION_DECREASING
                                                             ? "DECREASING" : "INCREASING"));

@@ -89,7 +89,7 @@ static void describe(const dml_case *c, const gen_info *info, char *buf, size_t 
     if (c->input.has_strides)
         n += append_uints(buf + n, size - n, "strides", c->input.strides, c->input.rank);
     n += append_uints(buf + n, size - n, "out", c->output.sizes, c->output.rank);
-    if ((op_table[c->op].module == &op_module_arg_reduce)) {
+    if (op_table[c->op].module == &op_module_arg_reduce) {
         n += append_uints(buf + n, size - n, "axes", c->axes, c->axis_count);
         snprintf(buf + n, size - n, " dir %d", (int)c->direction);
         return;
@@ -397,7 +397,7 @@ static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t
     }
     cv->layout_wrong += !layout_matches(c, info->layout);
     cv->dist_wrong += !distribution_matches(c, info->dist);
-    if ((op_table[c->op].module == &op_module_arg_reduce))
+    if (op_table[c->op].module == &op_module_arg_reduce)
         count_arg_reduce(cv, c);
     else
         count_pooling(cv, c);
