@@ -31,13 +31,25 @@ static const char *option_value(const char *text, const char *key, char *buf, si
     return buf;
 }
 
+/* The key of the "KEY=VALUE" word at p, into buf (truncated to size - 1 characters).  Not
+ * snprintf("%.*s", ..., p): with -fsanitize=undefined, GCC 12 wrongly warns that p is null
+ * (-Wformat-truncation), which -Werror turns into a failed sanitizer build. */
+static void option_key(const char *p, char *buf, size_t size)
+{
+    size_t n = strcspn(p, "=");
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+}
+
 /* One "  --KEY: the run used X, this command gives Y" line per option whose value differs
  * between the stored text and ours (both gen_options_text, so the keys are the same). */
 static void print_option_differences(const char *stored, const char *ours)
 {
     for (const char *p = ours; *p; p += strcspn(p, " "), p += *p == ' ') {
         char key[32], theirs[GEN_OPTIONS_TEXT_SIZE], mine[GEN_OPTIONS_TEXT_SIZE];
-        snprintf(key, sizeof key, "%.*s", (int)strcspn(p, "="), p);
+        option_key(p, key, sizeof key);
         option_value(stored, key, theirs, sizeof theirs);
         option_value(ours, key, mine, sizeof mine);
         if (strcmp(theirs, mine))
@@ -55,7 +67,7 @@ static bool with_stored_options(const runner_options *o, const char *stored, run
     for (const char *p = stored; *p; p += strcspn(p, " "), p += *p == ' ') {
         char key[32], value[GEN_OPTIONS_TEXT_SIZE];
         dmlc_error err;
-        snprintf(key, sizeof key, "%.*s", (int)strcspn(p, "="), p);
+        option_key(p, key, sizeof key);
         option_value(stored, key, value, sizeof value);
         if (strcmp(value, "any") && !runner_parse_common(out, key, value, &err))
             return false;

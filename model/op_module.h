@@ -160,4 +160,15 @@ uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords);
 /* "[1,2,3]" into buf (cut short, still terminated, when it does not fit). */
 const char *op_uints_text(const UINT *v, UINT n, char *buf, size_t size);
 
+/* Text built piece by piece into a fixed buffer, without format parsing (params_json runs
+ * for every recorded case); `overflow` once a piece did not fit. */
+typedef struct op_text {
+    char *buf;
+    size_t size, used;
+    bool overflow;
+} op_text;
+void op_text_init(op_text *t, char *buf, size_t size);
+void op_text_put(op_text *t, const char *s);
+void op_text_uints(op_text *t, const UINT *v, UINT n);
+
 #endif

@@ -277,10 +277,14 @@ static void arg_reduce_describe(const dml_case *c, char *buf, size_t size)
 
 static bool arg_reduce_params_json(const dml_case *c, char *buf, size_t size)
 {
-    char axes[128];
-    int n = snprintf(buf, size, "{\"axes\":%s,\"direction\":\"%s\"}",
-                     op_uints_text(c->axes, c->axis_count, axes, sizeof axes), direction_name(c->direction));
-    return n > 0 && (size_t)n < size;
+    op_text t;
+    op_text_init(&t, buf, size);
+    op_text_put(&t, "{\"axes\":");
+    op_text_uints(&t, c->axes, c->axis_count);
+    op_text_put(&t, ",\"direction\":\"");
+    op_text_put(&t, direction_name(c->direction));
+    op_text_put(&t, "\"}");
+    return !t.overflow;
 }
 
 /* ---- Coverage --------------------------------------------------------------------------- */

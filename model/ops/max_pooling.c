@@ -605,17 +605,16 @@ static bool max_pooling_params_json(const dml_case *c, char *buf, size_t size)
 {
     pool_array a[5];
     pool_arrays(c, a);
-    size_t used = 0;
-    for (int i = 0; i < 5 && used < size; i++) {
-        char v[96];
-        int n = snprintf(buf + used, size - used, "%s\"%s\":%s", i ? "," : "{", a[i].name,
-                         op_uints_text(a[i].values, c->spatial_count, v, sizeof v));
-        used += n > 0 ? (size_t)n : 0;
+    op_text t;
+    op_text_init(&t, buf, size);
+    for (int i = 0; i < 5; i++) {
+        op_text_put(&t, i ? ",\"" : "{\"");
+        op_text_put(&t, a[i].name);
+        op_text_put(&t, "\":");
+        op_text_uints(&t, a[i].values, c->spatial_count);
     }
-    int n = used < size ? snprintf(buf + used, size - used, ",\"indices\":%s}",
-                                   c->indices.present ? "true" : "false") : 0;
-    used += n > 0 ? (size_t)n : 0;
-    return used < size;
+    op_text_put(&t, c->indices.present ? ",\"indices\":true}" : ",\"indices\":false}");
+    return !t.overflow;
 }
 
 static const op_tensor_rules max_pooling_tensors = { &pooling_input, &pooling_output,
