@@ -90,7 +90,7 @@ static uint32_t usable_levels(op_id op, const gen_options *opt, const DML_FEATUR
 {
     uint32_t type_mask = opt->input_type_mask ? opt->input_type_mask : ~0u, usable = 0;
     for (size_t i = 0; i < count; i++)
-        if (op_types_at(op, levels[i]).input & type_mask)
+        if (op_input_types_at(op, levels[i]) & type_mask)
             usable |= 1u << i;
     return usable;
 }

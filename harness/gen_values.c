@@ -214,7 +214,7 @@ static void source_init(prng *p, gen_distribution dist, const dml_case *c, value
 /* ---- Passes -------------------------------------------------------------------------- */
 
 /* dtype_store_bits without the type lookup: this runs once per element. */
-static void store(const value_source *vs, uint8_t *buf, uint64_t elem, uint64_t bits)
+static inline __attribute__((always_inline)) void store(const value_source *vs, uint8_t *buf, uint64_t elem, uint64_t bits)
 {
     switch (vs->esize) {
     case 1: buf[elem] = (uint8_t)bits; break;

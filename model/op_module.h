@@ -141,6 +141,8 @@ typedef struct op_type_sets {
     uint32_t input, output, indices;
 } op_type_sets;
 op_type_sets op_types_at(op_id op, DML_FEATURE_LEVEL fl);
+/* op_types_at(op, fl).input alone (the generator asks it for every operator and level). */
+uint32_t op_input_types_at(op_id op, DML_FEATURE_LEVEL fl);
 
 /* A case of operator op from its DirectML descriptor (op_module.from_desc), linked; c must be
  * initialised.  Input values are not part of a descriptor: c->input_data stays NULL. */

@@ -75,14 +75,6 @@ uint64_t tensor_view_offset(const tensor_view *v, uint64_t logical)
     return off;
 }
 
-uint64_t tensor_view_offset_coords(const tensor_view *v, const uint32_t *coords)
-{
-    uint64_t off = 0;
-    for (unsigned i = 0; i < v->rank; i++)
-        off += coords[i] * v->strides[i];
-    return off;
-}
-
 void tensor_view_coords(const tensor_view *v, uint64_t logical, uint32_t *coords)
 {
     for (unsigned i = v->rank; i-- > 0;) {

@@ -39,7 +39,14 @@ void tensor_view_from_desc(tensor_view *v, const DML_BUFFER_TENSOR_DESC *d);
 /* Element offset in the buffer of the logical element with row-major index `logical`. */
 uint64_t tensor_view_offset(const tensor_view *v, uint64_t logical);
 /* Element offset of coordinates coords[0..rank). */
-uint64_t tensor_view_offset_coords(const tensor_view *v, const uint32_t *coords);
+/* Inline: the generator and the judge call it per element. */
+static inline uint64_t tensor_view_offset_coords(const tensor_view *v, const uint32_t *coords)
+{
+    uint64_t off = 0;
+    for (unsigned i = 0; i < v->rank; i++)
+        off += coords[i] * v->strides[i];
+    return off;
+}
 /* Splits a logical row-major index into coordinates. */
 void tensor_view_coords(const tensor_view *v, uint64_t logical, uint32_t *coords);
 

@@ -467,6 +467,14 @@ static uint32_t types_of(const tensor_rule *r, DML_FEATURE_LEVEL eff)
     return mask;
 }
 
+uint32_t op_input_types_at(op_id op, DML_FEATURE_LEVEL fl)
+{
+    DML_FEATURE_LEVEL eff = fl_effective(fl);
+    if ((unsigned)op >= OP_COUNT || !eff || eff < op_table[op].since)
+        return 0;
+    return types_of(op_table[op].module->tensors->input, eff);
+}
+
 op_type_sets op_types_at(op_id op, DML_FEATURE_LEVEL fl)
 {
     op_type_sets s = { 0, 0, 0 };
