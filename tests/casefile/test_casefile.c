@@ -15,6 +15,7 @@
 #include "half.h"
 #include "prng.h"
 #include "tap.h"
+#include "validate.h"
 
 /* Test JSON is written with single quotes for readability; this turns them into JSON's. */
 static char *json_text(const char *single_quoted)
@@ -56,6 +57,30 @@ static bool fails_with(const char *single_quoted, const char *needle1, const cha
                     "'OutputTensor': {'DataType': 'UINT32', 'Sizes': [1,3]}, 'Axes': [0], "   \
                     "'AxisDirection': 'INCREASING', "
 
+#define MAX_POOLING1_HEAD "{'op': 'MAX_POOLING1', 'InputTensor': {'DataType': 'FLOAT32', 'Sizes': [1,1,2,2]}, " \
+                          "'OutputTensor': {'DataType': 'FLOAT32', 'Sizes': [1,1,1,1]}, 'Strides': [1, 1], "  \
+                          "'WindowSize': [2, 2], 'StartPadding': [0, 0], 'EndPadding': [0, 0], "
+
+/* A MAX_POOLING1 file parses, validates at 2_0, and its descriptor is the shorter struct
+ * while the case pools with every dilation 1. */
+static bool parses_as_undilated(const char *single_quoted)
+{
+    dml_case c;
+    dmlc_error err;
+    if (!parse_text(single_quoted, &c, &err)) {
+        tap_diag("%s", err.msg);
+        return false;
+    }
+    c.feature_level = DML_FEATURE_LEVEL_2_0;
+    bool ok = c.op_desc.Type == DML_OPERATOR_MAX_POOLING1 && c.dilations[0] == 1 && c.dilations[1] == 1
+        && validate_case(&c, &err);
+    if (!ok)
+        tap_diag("type %u, dilations %u %u: %s", (unsigned)c.op_desc.Type, c.dilations[0], c.dilations[1],
+                 err.msg);
+    case_free(&c);
+    return ok;
+}
+
 static void error_tests(tap *t)
 {
     tap_ok(t, fails_with("{'op': 'ARGMAX',\n 'InputTensor': }", "line 2, column", NULL),
@@ -72,6 +97,11 @@ static void error_tests(tap *t)
     tap_ok(t, fails_with(ARGMAX_HEAD "'input': [1,2,3,3,0,4,2,5,2], 'WindowSize': [1]}",
                          "WindowSize: unknown field for ARGMAX", NULL),
            "error_pooling_field_in_argmax_case");
+    tap_ok(t, fails_with(MAX_POOLING1_HEAD "'Dilations': [1, 1], 'input': [1, 2, 3, 4]}",
+                         "Dilations: unknown field for MAX_POOLING1", "allowed: op"),
+           "error_dilations_in_max_pooling1_case");
+    tap_ok(t, parses_as_undilated(MAX_POOLING1_HEAD "'input': [1, 2, 3, 4]}"),
+           "max_pooling1_case_pools_with_unit_dilations");
     tap_ok(t, fails_with("{'op': 'ARGMAX', 'InputTensor': {'DataType': 'FLOAT32', 'Sizes': '3'}}",
                          "InputTensor.Sizes: must be an array", "a string"),
            "error_wrong_type_names_field");
