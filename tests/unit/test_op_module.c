@@ -60,7 +60,7 @@ static void test_max_pooling1_descriptor(tap *t)
 {
     pool1_fixture f;
     pool1_init(&f);
-    dmlc_error err;
+    dmlc_error err = { "" };
     DML_OPERATOR_DESC op = { DML_OPERATOR_MAX_POOLING1, f.desc };
     tap_ok(t, f.desc && validate_operator(&op, DML_FEATURE_LEVEL_2_0, &err),
            "max_pooling1_valid_at_2_0 (%s)", f.desc ? err.msg : "out of memory");
