@@ -321,11 +321,12 @@ static void stamp_decider_ends(const value_source *vs, const dml_case *c, const 
     const op_module *m = case_module(c);
     tensor_view out;
     case_tensor_view(&c->output, &out);
-    uint32_t oc[DML_MAX_RANK] = { 0 }, first[DML_MAX_RANK], last[DML_MAX_RANK];
+    uint32_t oc[DML_MAX_RANK] = { 0 };
     for (uint64_t i = 0; i < out.elements; i++) {
-        if (m->decider_ends(c, oc, first, last)) {
-            store(vs, buf, tensor_view_offset_coords(in, first), vs->extreme);
-            store(vs, buf, tensor_view_offset_coords(in, last), vs->extreme);
+        uint64_t first, last;
+        if (m->decider_ends(c, in, oc, &first, &last)) {
+            store(vs, buf, first, vs->extreme);
+            store(vs, buf, last, vs->extreme);
         }
         uint64_t unused = 0;
         step_coords(&out, oc, &unused);

@@ -88,9 +88,11 @@ struct op_module {
     bool (*visit_deciders)(const dml_case *c, const uint32_t *out, decider_visit visit, void *ctx,
                            decider_facts *facts);
 
-    /* The first and the last input element (coordinates) that decide output element `out`,
-     * in the tie rule's order; false when none does (a window wholly in padding). */
-    bool (*decider_ends)(const dml_case *c, const uint32_t *out, uint32_t *first, uint32_t *last);
+    /* The first and the last input element that decide output element `out`, in the tie
+     * rule's order, as element offsets in the input view `in`; false when none does (a window
+     * wholly in padding).  Offsets, not coordinates: the generator stamps every output. */
+    bool (*decider_ends)(const dml_case *c, const tensor_view *in, const uint32_t *out,
+                         uint64_t *first, uint64_t *last);
 
     /* Generation.  Draws the input shape, the parameters and the output (and indices)
      * sizes within `budget` input elements; c->op, types and feature level are set.

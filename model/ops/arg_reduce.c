@@ -205,15 +205,15 @@ static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, de
 
 /* ---- Generation ------------------------------------------------------------------------- */
 
-static bool arg_reduce_decider_ends(const dml_case *c, const uint32_t *out, uint32_t *first,
-                                    uint32_t *last)
+/* The output's coordinates are 0 on the reduced axes, so they address the first element;
+ * the last is size - 1 further along each reduced axis. */
+static bool arg_reduce_decider_ends(const dml_case *c, const tensor_view *in, const uint32_t *out,
+                                    uint64_t *first, uint64_t *last)
 {
-    memcpy(first, out, sizeof(uint32_t) * c->input.rank);
-    memcpy(last, out, sizeof(uint32_t) * c->input.rank);
-    for (UINT a = 0; a < c->axis_count; a++) {
-        first[c->axes[a]] = 0;
-        last[c->axes[a]] = c->input.sizes[c->axes[a]] - 1;
-    }
+    *first = tensor_view_offset_coords(in, out);
+    *last = *first;
+    for (UINT a = 0; a < c->axis_count; a++)
+        *last += (uint64_t)(in->sizes[c->axes[a]] - 1) * in->strides[c->axes[a]];
     return true;
 }
 

@@ -356,19 +356,21 @@ static bool window_taps(int64_t start, int64_t window, int64_t dilation, int64_t
     return true;
 }
 
-static bool max_pooling_decider_ends(const dml_case *c, const uint32_t *out, uint32_t *first,
-                                     uint32_t *last)
+static bool max_pooling_decider_ends(const dml_case *c, const tensor_view *in, const uint32_t *out,
+                                     uint64_t *first, uint64_t *last)
 {
     unsigned base = c->input.rank - c->spatial_count;
-    memcpy(first, out, sizeof(uint32_t) * base);
-    memcpy(last, out, sizeof(uint32_t) * base);
+    *first = *last = 0;
+    for (unsigned d = 0; d < base; d++)
+        *first += (uint64_t)out[d] * in->strides[d];
+    *last = *first;
     for (UINT s = 0; s < c->spatial_count; s++) {
         int64_t lo = 0, hi = 0;
         if (!window_taps(tap_position(c, s, out[base + s], 0), c->window[s], c->dilations[s],
                          c->input.sizes[base + s], &lo, &hi))
             return false;
-        first[base + s] = (uint32_t)lo;
-        last[base + s] = (uint32_t)hi;
+        *first += (uint64_t)lo * in->strides[base + s];
+        *last += (uint64_t)hi * in->strides[base + s];
     }
     return true;
 }
