@@ -24,6 +24,24 @@ const backend_vtable *backend_find(const char *name)
     return NULL;
 }
 
+const backend_vtable *backend_select(const char *text, const char **args)
+{
+    const char *colon = text ? strchr(text, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - text) : (text ? strlen(text) : 0);
+    *args = colon ? colon + 1 : NULL;
+    for (size_t i = 0; text && backend_registry[i]; i++)
+        if (strlen(backend_registry[i]->name) == len && !strncmp(backend_registry[i]->name, text, len))
+            return backend_registry[i];
+    return NULL;
+}
+
+bool backend_no_args(const char *name, const char *args, dmlc_error *err)
+{
+    if (!args)
+        return true;
+    return err_set(err, "backend %s takes no arguments, but --backend gave '%s:%s'", name, name, args);
+}
+
 const char *run_status_name(run_status s)
 {
     switch (s) {

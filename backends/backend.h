@@ -38,8 +38,10 @@ typedef struct backend backend; /* opaque, one per implementation */
 typedef struct backend_vtable {
     const char *name;    /* --backend NAME */
     const char *summary; /* one line for --help */
-    /* device: --device selector or NULL for the default.  NULL return: err says why. */
-    backend *(*open)(const char *device, dmlc_error *err);
+    /* device: --device selector or NULL for the default; args: what followed "NAME:" in
+     * --backend (a plug-in's path and key=value list), NULL when nothing did.  NULL return:
+     * err says why. */
+    backend *(*open)(const char *device, const char *args, dmlc_error *err);
     run_status (*run)(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
                       dmlc_error *err);
     void (*info)(backend *b, backend_info *info);
@@ -55,6 +57,13 @@ typedef struct backend_vtable {
 
 /* Registered backends, NULL-terminated; the reference first. */
 extern const backend_vtable *const backend_registry[];
+/* The backend called `name` exactly; NULL when none is. */
 const backend_vtable *backend_find(const char *name);
+/* --backend TEXT: "NAME" or "NAME:ARGS" (e.g. "plugin:/path/libimpl.so,device=0").  The
+ * backend, with *args pointing into text after the colon (NULL without one); NULL when no
+ * backend has that name. */
+const backend_vtable *backend_select(const char *text, const char **args);
+/* Fails with the standard message when a built-in backend is given arguments. */
+bool backend_no_args(const char *name, const char *args, dmlc_error *err);
 
 #endif

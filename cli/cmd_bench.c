@@ -325,13 +325,14 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "dmlcheck bench: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    const backend_vtable *vt = backend_find(backend_name);
+    const char *args = NULL;
+    const backend_vtable *vt = backend_select(backend_name, &args);
     if (!vt) {
         fprintf(stderr, "dmlcheck bench: unknown backend '%s'\n", backend_name);
         return 2;
     }
     dmlc_error err = { { 0 } };
-    backend *b = vt->open(NULL, &err);
+    backend *b = vt->open(NULL, args, &err);
     if (!b) {
         fprintf(stderr, "dmlcheck bench: cannot open backend %s: %s\n", vt->name, err.msg);
         return 2;
@@ -343,7 +344,7 @@ int cmd_bench(int argc, char **argv)
     bool missed = false, failed = false;
     /* Another backend's figures are printed next to the reference's on the same case. */
     const backend_vtable *ref_vt = judge ? NULL : backend_find("reference");
-    backend *ref = ref_vt ? ref_vt->open(NULL, &err) : NULL;
+    backend *ref = ref_vt ? ref_vt->open(NULL, NULL, &err) : NULL;
     for (size_t i = 0; i < SCENARIO_COUNT; i++)
         if (!any_selected || selected[i]) {
             int outcome = run_scenario(&scenarios[i], vt, b, repeat, bandwidth, judge);

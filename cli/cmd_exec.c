@@ -51,7 +51,7 @@ static void usage(FILE *f)
 static const char *replay_command(const exec_run *r, const char *file, char *line, size_t size)
 {
     snprintf(line, size, "dmlcheck exec --backend");
-    replay_append_arg(line, size, r->vt->name);
+    replay_append_arg(line, size, r->backend_text ? r->backend_text : r->vt->name);
     if (r->device) {
         replay_append_arg(line, size, "--device");
         replay_append_arg(line, size, r->device);
@@ -150,14 +150,17 @@ int cmd_exec(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     exec_run r = { .vt = backend_registry[0] };
+    const char *args = NULL;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return EXIT_AGREE;
-        } else if (ch == 'b' && !(r.vt = backend_find(optarg))) {
+        } else if (ch == 'b' && !(r.vt = backend_select(optarg, &args))) {
             fprintf(stderr, "dmlcheck exec: unknown backend '%s'\n", optarg);
             return EXIT_SETUP;
+        } else if (ch == 'b') {
+            r.backend_text = optarg;
         } else if (ch == 'd') {
             r.device = optarg;
         } else if (ch == 'n' && !nan_policy_from_name(optarg, &r.opt.nan)) {
@@ -173,7 +176,7 @@ int cmd_exec(int argc, char **argv)
         return EXIT_SETUP;
     }
     dmlc_error err = { "" };
-    if (!(r.b = r.vt->open(r.device, &err))) {
+    if (!(r.b = r.vt->open(r.device, args, &err))) {
         fprintf(stderr, "dmlcheck exec: cannot open backend %s: %s\n", r.vt->name, err.msg);
         return EXIT_SETUP;
     }

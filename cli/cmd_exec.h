@@ -12,6 +12,7 @@
 
 typedef struct exec_run {
     const backend_vtable *vt;
+    const char *backend_text; /* --backend as given ("plugin:PATH,..."); NULL: vt->name */
     backend *b;              /* opened with vt->open */
     bool flushes_denormals;  /* from vt->info: judge `denormal` cases by the flushed answer too */
     const char *device;      /* --device, for replay lines; NULL when not given */

@@ -45,7 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     device.vt = backend_find("opencl");
     if (!device.vt)
         fuzz_unavailable("this build has no OpenCL backend");
-    device.b = device.vt->open(getenv("DMLCHECK_FUZZ_DEVICE"), &err);
+    device.b = device.vt->open(getenv("DMLCHECK_FUZZ_DEVICE"), NULL, &err);
     if (!device.b)
         fuzz_unavailable(err.msg);
     device.vt->info(device.b, &device.info);

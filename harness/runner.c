@@ -105,7 +105,7 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
 {
     uint64_t n;
     if (!strcmp(name, "backend")) {
-        o->backend = backend_find(value);
+        o->backend = backend_select(value, &o->backend_args);
         if (o->backend)
             return true;
         char names[256] = "";
@@ -209,6 +209,13 @@ static void mask_list(char *buf, size_t size, unsigned op_mask, uint32_t type_ma
                      dtype_table[i].name);
 }
 
+const char *runner_backend_text(const runner_options *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", o->backend->name, o->backend_args ? ":" : "",
+             o->backend_args ? o->backend_args : "");
+    return buf;
+}
+
 const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
 {
     char list[256];
@@ -216,7 +223,8 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
     gen_options_default(&def);
     buf[0] = 0;
     replay_append_arg(buf, size, "--backend");
-    replay_append_arg(buf, size, o->backend ? o->backend->name : "reference");
+    char backend[RUNNER_BACKEND_TEXT];
+    replay_append_arg(buf, size, o->backend ? runner_backend_text(o, backend, sizeof backend) : "reference");
     if (o->device) {
         replay_append_arg(buf, size, "--device");
         replay_append_arg(buf, size, o->device);
@@ -267,10 +275,10 @@ static json_t *mask_json(unsigned op_mask, uint32_t type_mask)
 
 char *runner_options_json(const runner_options *o)
 {
-    char seed[24];
+    char seed[24], backend[RUNNER_BACKEND_TEXT];
     snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
     json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
-                          "backend", o->backend ? o->backend->name : "?",
+                          "backend", o->backend ? runner_backend_text(o, backend, sizeof backend) : "?",
                           "device", o->device,
                           "seed", seed,
                           "feature_level", o->gen.feature_level ? fl_name(o->gen.feature_level) : NULL,
@@ -445,6 +453,7 @@ typedef struct runner {
     int64_t device_id;
     check_options check;    /* how the worker's answers are judged */
     char replay_args[768];
+    char backend_text[RUNNER_BACKEND_TEXT]; /* --backend as given: stored with the run */
     seen_signature *sigs;
     size_t sig_count, sig_cap;
     uint64_t fl_counts[8][VERDICT_COUNT];
@@ -570,7 +579,7 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
     case_name(r->o->seed, index, case_id);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
     store_signature_row row = {
-        .backend = r->o->backend->name, .device_id = r->device_id, .op = op_table[c->op].name,
+        .backend = r->backend_text, .device_id = r->device_id, .op = op_table[c->op].name,
         .feature_level = fl_name(c->feature_level), .input_type = dtype_name(c->input.type),
         .output_type = dtype_name(c->output.type), .indices_type = type_or_null(&c->indices),
         .layout = gen_layout_name(sc->info.layout), .distribution = gen_distribution_name(sc->info.dist),
@@ -919,14 +928,14 @@ static bool begin_run(runner *r, dmlc_error *err)
         .started_at = utc_now(started, sizeof started), .seed = r->o->seed, .options_json = options,
         .command_line = r->o->command_line,
         .git_revision = dmlcheck_git_revision[0] ? dmlcheck_git_revision : NULL,
-        .host = host_text(host, sizeof host), .backend = r->o->backend->name,
+        .host = host_text(host, sizeof host), .backend = r->backend_text,
         .nan_policy = nan_policy_name(r->o->nan), .strict = r->o->strict,
         .cases_requested = r->o->cases ? (int64_t)r->o->cases : -1,
         .time_requested_s = r->o->time_s > 0 ? r->o->time_s : -1,
         .gen_version = GEN_VERSION, .gen_options = gen_options_text(&r->o->gen, gen_text, sizeof gen_text),
     };
     bool ok = options && store_run_begin(r->db, &start, &r->rep->run_id, err)
-        && store_run_device(r->db, r->rep->run_id, r->o->backend->name, &r->info, &r->device_id, err);
+        && store_run_device(r->db, r->rep->run_id, r->backend_text, &r->info, &r->device_id, err);
     free(options);
     return ok ? true : err->msg[0] ? false : err_set(err, "out of memory");
 }
@@ -942,7 +951,9 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         return runner_dry_run(o, err);
     if (!o->backend || !o->db_path || !o->batch)
         return err_set(err, "runner: no backend, database or batch size"), 2;
-    r.wcfg = (worker_config){ .backend = o->backend, .device = o->device, .seed = o->seed,
+    runner_backend_text(o, r.backend_text, sizeof r.backend_text);
+    r.wcfg = (worker_config){ .backend = o->backend, .backend_args = o->backend_args,
+                              .device = o->device, .seed = o->seed,
                               .gen = o->gen, .exec = reference_exec(o),
                               .open_timeout_ms = o->open_timeout_ms,
                               .case_timeout_ms = o->case_timeout_ms };

@@ -27,6 +27,7 @@ typedef struct runner_options {
     /* The implementation under test: a registry entry, or a test's own vtable (fault
      * injection) which the worker uses exactly like a registered one. */
     const backend_vtable *backend;
+    const char *backend_args;    /* what followed "NAME:" in --backend (a plug-in's path), or NULL */
     const char *device;          /* --device, or NULL */
     uint64_t seed;
     gen_options gen;
@@ -91,5 +92,10 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
  * ends with the command that replays the case as that run drew it.  Messages go to stderr,
  * prefixed "dmlcheck COMMAND: ".  Returns -1 to go on, else the exit code (2). */
 int runner_check_case_id(const char *command, const gen_case_id *id, const runner_options *o);
+
+#define RUNNER_BACKEND_TEXT 1024
+/* The backend as --backend names it ("opencl", "plugin:/x/libimpl.so,k=v") into buf: stored
+ * with the run, shown in reports, replayed. */
+const char *runner_backend_text(const runner_options *o, char *buf, size_t size);
 
 #endif

@@ -202,7 +202,7 @@ static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_
     child_state s = { .cfg = cfg, .in = in, .out = out };
     hello h = { .magic = WIRE_MAGIC };
     dmlc_error err = { "" };
-    s.b = cfg->backend->open(cfg->device, &err);
+    s.b = cfg->backend->open(cfg->device, cfg->backend_args, &err);
     h.ok = s.b != NULL;
     if (s.b)
         cfg->backend->info(s.b, &h.info);

@@ -27,6 +27,7 @@
 
 typedef struct worker_config {
     const backend_vtable *backend;
+    const char *backend_args;  /* after "NAME:" in --backend; the worker opens (dlopens) it */
     const char *device;
     uint64_t seed;
     gen_options gen;

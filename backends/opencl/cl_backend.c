@@ -239,8 +239,10 @@ const cl_open_stats *cl_backend_open_stats(const backend *b)
     return &b->stats;
 }
 
-static backend *opencl_open(const char *device, dmlc_error *err)
+static backend *opencl_open(const char *device, const char *args, dmlc_error *err)
 {
+    if (!backend_no_args("opencl", args, err))
+        return NULL;
     cl_open_options options = { .device = device, .build_options = NULL };
     return cl_backend_open(&options, err);
 }

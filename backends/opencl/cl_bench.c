@@ -150,7 +150,7 @@ bool cl_bench_measure_overhead(backend *b, unsigned runs, cl_bench_overhead *out
         case_free(&argmax);
         return err_set(err, "out of memory");
     }
-    backend *ref = reference_backend.open(NULL, err);
+    backend *ref = reference_backend.open(NULL, NULL, err);
     out->argmax_us = time_runs(&opencl_backend, b, &argmax, runs, err);
     out->pooling_us = out->argmax_us < 0 ? -1 : time_runs(&opencl_backend, b, &pooling, runs, err);
     out->reference_us = ref ? time_runs(&reference_backend, ref, &argmax, runs, err) : -1;

@@ -11,8 +11,10 @@ struct backend {
     int unused;
 };
 
-static backend *reference_open(const char *device, dmlc_error *err)
+static backend *reference_open(const char *device, const char *args, dmlc_error *err)
 {
+    if (!backend_no_args("reference", args, err))
+        return NULL;
     if (device && *device) {
         err_set(err, "the reference backend has no devices (got --device %s)", device);
         return NULL;

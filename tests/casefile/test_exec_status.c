@@ -19,8 +19,9 @@ struct backend {
     fault fault;
 };
 
-static backend *fake_open(const char *device, dmlc_error *err)
+static backend *fake_open(const char *device, const char *args, dmlc_error *err)
 {
+    (void)args;
     (void)device;
     (void)err;
     return calloc(1, sizeof(backend));
@@ -72,7 +73,7 @@ static int exec_with(fault f, bool device_flushes, const char *file, char *msg, 
     /* The outputs' JSON lines would break the TAP stream: send them to /dev/null. */
     exec_run r = { .vt = &fake_backend, .out = fopen("/dev/null", "w") };
     dmlc_error err;
-    r.b = fake_backend.open(NULL, &err);
+    r.b = fake_backend.open(NULL, NULL, &err);
     r.b->fault = f;
     r.flushes_denormals = device_flushes;
     fflush(stderr);

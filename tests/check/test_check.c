@@ -30,8 +30,9 @@ struct backend {
 
 static backend fake; /* the one fake device; tests set its fault */
 
-static backend *fake_open(const char *device, dmlc_error *err)
+static backend *fake_open(const char *device, const char *args, dmlc_error *err)
 {
+    (void)args;
     (void)device;
     (void)err;
     return &fake;

@@ -86,7 +86,7 @@ int main(void)
     for (size_t k = 0; backend_registry[k]; k++) {
         const backend_vtable *vt = backend_registry[k];
         dmlc_error err;
-        backend *b = vt->open(NULL, &err);
+        backend *b = vt->open(NULL, NULL, &err);
         char name[96];
         snprintf(name, sizeof name, "%s_max_pooling2_undilated_equals_max_pooling1", vt->name);
         if (!b) {

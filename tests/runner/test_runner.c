@@ -33,8 +33,9 @@ struct backend {
     int unused;
 };
 
-static backend *fault_open(const char *device, dmlc_error *err)
+static backend *fault_open(const char *device, const char *args, dmlc_error *err)
 {
+    (void)args;
     (void)device;
     backend *b = calloc(1, sizeof *b);
     if (!b)
