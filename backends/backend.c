@@ -4,6 +4,7 @@
 #include <string.h>
 
 extern const backend_vtable reference_backend;
+extern const backend_vtable plugin_backend;
 #ifdef DMLCHECK_HAVE_OPENCL
 extern const backend_vtable opencl_backend;
 #endif
@@ -13,6 +14,7 @@ const backend_vtable *const backend_registry[] = {
 #ifdef DMLCHECK_HAVE_OPENCL
     &opencl_backend,
 #endif
+    &plugin_backend,
     NULL,
 };
 

@@ -217,7 +217,8 @@ int cmd_replay(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     dmlc_error err;
-    worker_config cfg = { .backend = o.backend, .device = o.device, .seed = o.seed, .gen = o.gen,
+    worker_config cfg = { .backend = o.backend, .backend_args = o.backend_args, .device = o.device,
+                          .seed = o.seed, .gen = o.gen,
                           .exec = { .nan = o.nan }, .open_timeout_ms = o.open_timeout_ms,
                           .case_timeout_ms = o.case_timeout_ms };
     dml_case k;

@@ -1,6 +1,6 @@
 /*
  * directml.h mirror: the subset of DirectML's public types that the operators under test
- * use (ARGMIN, ARGMAX, MAX_POOLING2; MAX_POOLING1 declared ahead of its engine code), with
+ * use (ARGMIN, ARGMAX, MAX_POOLING1, MAX_POOLING2), with
  * DirectML's names, field order and enum values (from microsoft/DirectX-Headers
  * include/directx/DirectML.h), so code written against DirectML can hand dmlcheck the same
  * structs.  Plain C17, no Windows headers.

@@ -1,0 +1,283 @@
+/*
+ * plugin_backend.c: the "plugin" backend.  `--backend plugin:PATH[,key=value...]` loads a
+ * shared library implementing the public ABI of dmlcheck/plugin.h and runs cases on it.
+ *
+ * The library is opened where the backend is opened: for `dmlcheck run` and `replay` that is
+ * the forked worker process, so a plug-in that crashes or hangs costs one case, not the run.
+ * Everything the plug-in says is checked before it is believed: the ABI version, the table's
+ * size and its required functions (each failure names the library), its capabilities (cases
+ * beyond them are skipped as unsupported, with the reason), and after each execution the
+ * guard bands around the outputs and the bytes of the input.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dmlcheck/plugin.h>
+
+#include "backend.h"
+#include "dtype.h"
+
+#define MAX_PLUGIN_ARGS 64
+/* Bytes of guard band before and after each output buffer. */
+#define GUARD_BYTES 64
+#define GUARD_BYTE 0x5A
+
+struct backend {
+    void *library;
+    const dmlcheck_plugin *api;
+    void *context;
+    char path[512];
+    char *args_text;                    /* owns the strings args[] points into */
+    const char *args[MAX_PLUGIN_ARGS + 1];
+    dmlcheck_capabilities caps;
+    dmlcheck_info info;
+};
+
+/* Splits "PATH,k=v,k=v" into b->path and b->args; --device becomes "device=SEL". */
+static bool split_args(backend *b, const char *text, const char *device, dmlc_error *err)
+{
+    size_t extra = device ? strlen(device) + 8 : 0;
+    b->args_text = malloc(strlen(text) + extra + 2);
+    if (!b->args_text)
+        return err_set(err, "out of memory");
+    strcpy(b->args_text, text);
+    char *save = NULL, *word = strtok_r(b->args_text, ",", &save);
+    if (!word || strlen(word) >= sizeof b->path)
+        return err_set(err, "plugin: '%s' names no library (--backend plugin:PATH[,key=value...])", text);
+    snprintf(b->path, sizeof b->path, "%s", word);
+    size_t n = 0;
+    while ((word = strtok_r(NULL, ",", &save)) && n < MAX_PLUGIN_ARGS)
+        b->args[n++] = word;
+    if (word)
+        return err_set(err, "plugin %s: more than %d arguments", b->path, MAX_PLUGIN_ARGS);
+    if (device && n < MAX_PLUGIN_ARGS) {
+        char *d = b->args_text + strlen(text) + 1;
+        sprintf(d, "device=%s", device);
+        b->args[n++] = d;
+    }
+    b->args[n] = NULL;
+    return true;
+}
+
+/* The function table, checked against what this harness needs. */
+static bool load_api(backend *b, dmlc_error *err)
+{
+    dlerror();
+    b->library = dlopen(b->path, RTLD_NOW | RTLD_LOCAL);
+    if (!b->library)
+        return err_set(err, "plugin %s: cannot load it: %s", b->path, dlerror());
+    dmlcheck_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(b->library, DMLCHECK_PLUGIN_ENTRY_SYMBOL);
+    if (!entry)
+        return err_set(err, "plugin %s: no symbol %s, so it is not a dmlcheck plug-in (see "
+                       "dmlcheck/plugin.h)", b->path, DMLCHECK_PLUGIN_ENTRY_SYMBOL);
+    b->api = entry(DMLCHECK_PLUGIN_ABI_VERSION);
+    if (!b->api)
+        return err_set(err, "plugin %s: refuses plug-in ABI version %u, the one this dmlcheck "
+                       "speaks", b->path, DMLCHECK_PLUGIN_ABI_VERSION);
+    if (b->api->abi_version != DMLCHECK_PLUGIN_ABI_VERSION)
+        return err_set(err, "plugin %s: built for plug-in ABI version %u; this dmlcheck speaks "
+                       "version %u", b->path, b->api->abi_version, DMLCHECK_PLUGIN_ABI_VERSION);
+    if (b->api->struct_size < sizeof(dmlcheck_plugin))
+        return err_set(err, "plugin %s: its function table is %u bytes, smaller than the %zu of "
+                       "ABI version %u", b->path, b->api->struct_size, sizeof(dmlcheck_plugin),
+                       DMLCHECK_PLUGIN_ABI_VERSION);
+    const struct { const char *name; bool present; } required[] = {
+        { "name", b->api->name != NULL }, { "version", b->api->version != NULL },
+        { "open", b->api->open != NULL }, { "capabilities", b->api->capabilities != NULL },
+        { "info", b->api->info != NULL }, { "create", b->api->create != NULL },
+        { "execute", b->api->execute != NULL }, { "destroy", b->api->destroy != NULL },
+        { "close", b->api->close != NULL },
+    };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!required[i].present)
+            return err_set(err, "plugin %s: dmlcheck_plugin.%s is NULL", b->path, required[i].name);
+    return true;
+}
+
+static void plugin_close(backend *b)
+{
+    if (b->context)
+        b->api->close(b->context);
+    if (b->library)
+        dlclose(b->library);
+    free(b->args_text);
+    free(b);
+}
+
+static backend *plugin_open(const char *device, const char *args, dmlc_error *err)
+{
+    if (!args || !*args) {
+        err_set(err, "plugin: no library given (--backend plugin:PATH[,key=value...])");
+        return NULL;
+    }
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        err_set(err, "out of memory");
+        return NULL;
+    }
+    char message[1024] = "";
+    bool ok = split_args(b, args, device, err) && load_api(b, err);
+    if (ok && b->api->open(b->args, &b->context, message, sizeof message) != DMLCHECK_OK)
+        ok = err_set(err, "plugin %s: open failed: %s", b->path, message[0] ? message : "(no message)");
+    b->caps.struct_size = sizeof b->caps;
+    b->info.struct_size = sizeof b->info;
+    if (ok && b->api->capabilities(b->context, &b->caps) != DMLCHECK_OK)
+        ok = err_set(err, "plugin %s: capabilities failed", b->path);
+    if (!ok) {
+        plugin_close(b);
+        return NULL;
+    }
+    b->api->info(b->context, &b->info);
+    /* Terminated whatever the plug-in wrote. */
+    b->info.platform[sizeof b->info.platform - 1] = 0;
+    b->info.device[sizeof b->info.device - 1] = 0;
+    b->info.driver[sizeof b->info.driver - 1] = 0;
+    return b;
+}
+
+/* Why c is beyond what the plug-in claims, or NULL when it is within. */
+static const char *beyond_claims(const backend *b, const dml_case *c, char *buf, size_t size)
+{
+    bool op_claimed = false;
+    for (uint32_t i = 0; b->caps.operators && i < b->caps.operator_count; i++)
+        op_claimed |= b->caps.operators[i] == op_table[c->op].dml_type;
+    if (!op_claimed)
+        snprintf(buf, size, "the plug-in does not claim %s", op_table[c->op].name);
+    else if (b->caps.max_feature_level && c->feature_level > b->caps.max_feature_level)
+        snprintf(buf, size, "the case is at feature level %s, above the plug-in's highest, %s",
+                 fl_name(c->feature_level), fl_name(b->caps.max_feature_level));
+    else if (b->caps.input_types && !((b->caps.input_types >> c->input.type) & 1))
+        snprintf(buf, size, "the plug-in does not claim %s inputs", dtype_name(c->input.type));
+    else
+        return NULL;
+    return buf;
+}
+
+/* An output buffer between guard bands: [guard][body][guard]. */
+typedef struct guarded {
+    uint8_t *block;
+    uint64_t bytes;
+} guarded;
+
+static bool guarded_alloc(guarded *g, const uint8_t *body, uint64_t bytes)
+{
+    g->bytes = bytes;
+    g->block = malloc(bytes + 2 * GUARD_BYTES);
+    if (!g->block)
+        return false;
+    memset(g->block, GUARD_BYTE, GUARD_BYTES);
+    memcpy(g->block + GUARD_BYTES, body, bytes);
+    memset(g->block + GUARD_BYTES + bytes, GUARD_BYTE, GUARD_BYTES);
+    return true;
+}
+
+/* The first overwritten guard byte, as "N bytes before/after the NAME buffer"; false if none. */
+static bool guard_broken(const guarded *g, const char *name, dmlc_error *err)
+{
+    for (uint64_t i = 0; i < GUARD_BYTES; i++)
+        if (g->block[GUARD_BYTES - 1 - i] != GUARD_BYTE)
+            return err_set(err, "wrote %" PRIu64 " byte(s) before the %s buffer", i + 1, name);
+    for (uint64_t i = 0; i < GUARD_BYTES; i++)
+        if (g->block[GUARD_BYTES + g->bytes + i] != GUARD_BYTE)
+            return err_set(err, "wrote byte %" PRIu64 " past the end of the %s buffer (%" PRIu64
+                           " bytes)", i, name, g->bytes);
+    return false;
+}
+
+/* Runs one created operator on guarded copies; the verdict of the buffers' checks. */
+static run_status execute_guarded(backend *b, void *op, const dml_case *c, const exec_options *opt,
+                                  case_outputs *out, dmlc_error *err)
+{
+    UINT64 in_bytes = case_tensor_bytes(&c->input);
+    uint8_t *input = malloc(in_bytes ? in_bytes : 1);
+    guarded o = { 0 }, idx = { 0 };
+    bool ok = input && guarded_alloc(&o, out->output, out->output_bytes)
+        && (!out->indices || guarded_alloc(&idx, out->indices, out->indices_bytes));
+    run_status status = RUN_BACKEND_ERROR;
+    if (!ok)
+        err_set(err, "out of memory for the plug-in's buffers");
+    if (ok) {
+        memcpy(input, c->input_data, in_bytes);
+        dmlcheck_buffers bufs = {
+            .struct_size = sizeof bufs,
+            .hints = opt->nan == NAN_POLICY_PROPAGATE ? DMLCHECK_HINT_NAN_PROPAGATE : 0,
+            .input = input, .input_size = in_bytes,
+            .output = o.block + GUARD_BYTES, .output_size = out->output_bytes,
+            .output_indices = out->indices ? idx.block + GUARD_BYTES : NULL,
+            .output_indices_size = out->indices ? out->indices_bytes : 0,
+        };
+        char message[1024] = "";
+        dmlcheck_status s = b->api->execute(b->context, op, &bufs, message, sizeof message);
+        if (s == DMLCHECK_UNSUPPORTED)
+            status = (err_set(err, "execute: %s", message), RUN_UNSUPPORTED);
+        else if (s != DMLCHECK_OK)
+            err_set(err, "execute failed: %s", message[0] ? message : "(no message)");
+        else if (guard_broken(&o, "output", err) || (out->indices && guard_broken(&idx, "indices", err)))
+            status = RUN_OUT_OF_BOUNDS_WRITE;
+        else if (memcmp(input, c->input_data, in_bytes))
+            status = (err_set(err, "the plug-in changed its input buffer"), RUN_INPUT_MODIFIED);
+        else
+            status = RUN_OK;
+        memcpy(out->output, o.block + GUARD_BYTES, out->output_bytes);
+        if (out->indices)
+            memcpy(out->indices, idx.block + GUARD_BYTES, out->indices_bytes);
+    }
+    free(input);
+    free(o.block);
+    free(idx.block);
+    return status;
+}
+
+static run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
+                             case_outputs *out, dmlc_error *err)
+{
+    char why[160], message[1024] = "";
+    if (beyond_claims(b, c, why, sizeof why)) {
+        err_set(err, "%s", why);
+        return RUN_UNSUPPORTED;
+    }
+    void *op = NULL;
+    dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op, message,
+                                       sizeof message);
+    if (s == DMLCHECK_UNSUPPORTED) {
+        err_set(err, "create: %s", message[0] ? message : "unsupported (no reason given)");
+        return RUN_UNSUPPORTED;
+    }
+    if (s != DMLCHECK_OK) {
+        /* The harness only sends descriptors DirectML accepts at the case's level. */
+        err_set(err, "create %s at feature level %s: %s: %s", op_table[c->op].name,
+                fl_name(c->feature_level), s == DMLCHECK_INVALID ? "refused as invalid, but DirectML "
+                "accepts this descriptor" : "failed", message[0] ? message : "(no message)");
+        return RUN_BACKEND_ERROR;
+    }
+    run_status status = execute_guarded(b, op, c, opt, out, err);
+    b->api->destroy(b->context, op);
+    return status;
+}
+
+static void plugin_info(backend *b, backend_info *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->platform, sizeof info->platform, "%s", b->info.platform[0] ? b->info.platform
+                                                                             : b->api->name);
+    snprintf(info->device, sizeof info->device, "%s", b->info.device);
+    /* "name version; driver", cut to fit (snprintf's truncation is the intent). */
+    int n = snprintf(info->driver, sizeof info->driver, "%.40s %.24s", b->api->name, b->api->version);
+    if (b->info.driver[0] && n > 0 && (size_t)n + 2 < sizeof info->driver)
+        snprintf(info->driver + n, sizeof info->driver - (size_t)n, "; %.*s",
+                 (int)(sizeof info->driver - (size_t)n - 3), b->info.driver);
+    info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
+}
+
+const backend_vtable plugin_backend = {
+    .name = "plugin",
+    .summary = "a shared library implementing dmlcheck/plugin.h: --backend plugin:PATH[,key=value...]",
+    .open = plugin_open,
+    .run = plugin_run,
+    .info = plugin_info,
+    .close = plugin_close,
+};

@@ -1,0 +1,347 @@
+/*
+ * example_plugin.c: a complete, minimal dmlcheck plug-in (dmlcheck/plugin.h) that a newcomer
+ * can copy.  It implements ARGMIN, ARGMAX, MAX_POOLING1 and MAX_POOLING2 on FLOAT32 inputs
+ * with plain loops over logical coordinates, reading every tensor through its Strides, and
+ * follows docs/SEMANTICS.md: ties go to the first element (the last for ARGMIN/ARGMAX
+ * DECREASING), +0 and -0 tie, padding never wins, a NaN never beats a number.
+ *
+ * Build it against the installed header:
+ *     cc -shared -fPIC $(pkg-config --cflags dmlcheck-plugin) example_plugin.c -o libexample.so
+ *     dmlcheck run --backend plugin:./libexample.so --types FLOAT32 --cases 2000
+ *
+ * Arguments (after the path, comma-separated): bug=ties, bug=padding or bug=crash plant a
+ * classic implementation bug, so a first run shows what a failing report looks like:
+ *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dmlcheck/plugin.h>
+
+#define MAX_RANK 8
+
+typedef enum bug { BUG_NONE, BUG_TIES, BUG_PADDING, BUG_CRASH } bug;
+
+typedef struct context {
+    bug bug;
+} context;
+
+/* A tensor as this plug-in keeps it: sizes and element strides, copied from the descriptor. */
+typedef struct tensor {
+    DML_TENSOR_DATA_TYPE type;
+    unsigned rank;
+    uint32_t sizes[MAX_RANK];
+    uint64_t strides[MAX_RANK];
+    uint64_t elements;
+} tensor;
+
+typedef struct op {
+    DML_OPERATOR_TYPE type;
+    tensor in, out, idx;
+    bool has_idx;
+    bool reduced[MAX_RANK];         /* ARGMIN/ARGMAX */
+    bool decreasing;
+    unsigned spatial;               /* pooling */
+    uint32_t stride[3], window[3], start[3], dilation[3];
+} op;
+
+static dmlcheck_status fail(char *message, size_t size, dmlcheck_status s, const char *text)
+{
+    snprintf(message, size, "%s", text);
+    return s;
+}
+
+static bool tensor_from(const DML_TENSOR_DESC *d, tensor *t)
+{
+    if (!d || d->Type != DML_TENSOR_TYPE_BUFFER || !d->Desc)
+        return false;
+    const DML_BUFFER_TENSOR_DESC *b = d->Desc;
+    if (b->DimensionCount == 0 || b->DimensionCount > MAX_RANK)
+        return false;
+    t->type = b->DataType;
+    t->rank = b->DimensionCount;
+    t->elements = 1;
+    for (unsigned i = t->rank; i-- > 0;) {
+        t->sizes[i] = b->Sizes[i];
+        t->strides[i] = b->Strides ? b->Strides[i] : t->elements; /* packed: row-major */
+        t->elements *= b->Sizes[i];
+    }
+    return true;
+}
+
+/* Buffer element offset of logical element `logical` (row-major over Sizes). */
+static uint64_t offset_of(const tensor *t, uint64_t logical)
+{
+    uint64_t off = 0;
+    for (unsigned i = t->rank; i-- > 0;) {
+        off += (logical % t->sizes[i]) * t->strides[i];
+        logical /= t->sizes[i];
+    }
+    return off;
+}
+
+static float load_f32(const void *buf, uint64_t elem)
+{
+    float v;
+    memcpy(&v, (const char *)buf + elem * 4, 4);
+    return v;
+}
+
+/* Writes an index in the output's integer type. */
+static void store_index(const tensor *t, void *buf, uint64_t elem, uint64_t value)
+{
+    char *p = buf;
+    if (t->type == DML_TENSOR_DATA_TYPE_UINT64 || t->type == DML_TENSOR_DATA_TYPE_INT64)
+        memcpy(p + elem * 8, &value, 8);
+    else {
+        uint32_t v = (uint32_t)value;
+        memcpy(p + elem * 4, &v, 4);
+    }
+}
+
+/* > 0 when a should replace b as the maximum: NaN never beats a number (D4, ignore). */
+static int compare(float a, float b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) == isnan(b) ? 0 : isnan(a) ? -1 : 1;
+    return a > b ? 1 : a < b ? -1 : 0; /* +0 == -0: a tie (D3) */
+}
+
+static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffers *b)
+{
+    bool minimize = o->type == DML_OPERATOR_ARGMIN;
+    for (uint64_t out = 0; out < o->out.elements; out++) {
+        uint32_t oc[MAX_RANK], rc[MAX_RANK];
+        uint64_t rem = out;
+        for (unsigned i = o->out.rank; i-- > 0;) {
+            oc[i] = (uint32_t)(rem % o->out.sizes[i]);
+            rem /= o->out.sizes[i];
+        }
+        uint64_t group = 1;
+        for (unsigned i = 0; i < o->in.rank; i++)
+            group *= o->reduced[i] ? o->in.sizes[i] : 1;
+        uint64_t best = 0;
+        float best_v = 0;
+        for (uint64_t r = 0; r < group; r++) {
+            /* Position r of the reduction, row-major over the reduced axes (D2). */
+            uint64_t q = r, off = 0;
+            for (unsigned i = o->in.rank; i-- > 0;) {
+                rc[i] = oc[i];
+                if (o->reduced[i]) {
+                    rc[i] = (uint32_t)(q % o->in.sizes[i]);
+                    q /= o->in.sizes[i];
+                }
+                off += rc[i] * o->in.strides[i];
+            }
+            float v = load_f32(b->input, off);
+            int c = minimize ? compare(-v, -best_v) : compare(v, best_v);
+            bool later_wins = o->decreasing || ctx->bug == BUG_TIES;
+            if (r == 0 || c > 0 || (c == 0 && later_wins)) {
+                best = r;
+                best_v = v;
+            }
+        }
+        store_index(&o->out, b->output, offset_of(&o->out, out), best);
+    }
+}
+
+static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers *b)
+{
+    for (uint64_t out = 0; out < o->out.elements; out++) {
+        uint32_t oc[5];
+        uint64_t rem = out, taps = 1;
+        for (unsigned i = o->out.rank; i-- > 0;) {
+            oc[i] = (uint32_t)(rem % o->out.sizes[i]);
+            rem /= o->out.sizes[i];
+        }
+        for (unsigned s = 0; s < o->spatial; s++)
+            taps *= o->window[s];
+        bool found = false;
+        float best_v = -INFINITY;
+        uint64_t best = UINT64_MAX;
+        for (uint64_t k = 0; k < taps; k++) { /* row-major over the window: first wins (D3) */
+            uint32_t ic[5] = { oc[0], oc[1] };
+            uint64_t kk = k;
+            bool inside = true;
+            for (unsigned s = o->spatial; s-- > 0;) {
+                int64_t pos = (int64_t)oc[2 + s] * o->stride[s] + (int64_t)(kk % o->window[s]) * o->dilation[s]
+                    - (int64_t)o->start[s];
+                kk /= o->window[s];
+                inside &= pos >= 0 && pos < (int64_t)o->in.sizes[2 + s];
+                ic[2 + s] = inside ? (uint32_t)pos : 0;
+            }
+            if (!inside && ctx->bug != BUG_PADDING)
+                continue; /* D7: padding never wins */
+            uint64_t flat = 0, off = 0;
+            for (unsigned i = 0; i < o->in.rank; i++) {
+                flat = flat * o->in.sizes[i] + ic[i];
+                off += ic[i] * o->in.strides[i];
+            }
+            float v = inside ? load_f32(b->input, off) : 0.0f; /* the padding bug: zeros */
+            if (!found || compare(v, best_v) > 0) {
+                found = true;
+                best_v = v;
+                best = flat;
+            }
+        }
+        memcpy((char *)b->output + offset_of(&o->out, out) * 4, &best_v, 4);
+        if (o->has_idx)
+            store_index(&o->idx, b->output_indices, offset_of(&o->idx, out), found ? best : UINT64_MAX);
+    }
+}
+
+static dmlcheck_status example_open(const char *const *args, void **context_out, char *message,
+                                    size_t size)
+{
+    context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return fail(message, size, DMLCHECK_ERROR, "out of memory");
+    for (size_t i = 0; args && args[i]; i++) {
+        if (!strcmp(args[i], "bug=ties"))
+            ctx->bug = BUG_TIES;
+        else if (!strcmp(args[i], "bug=padding"))
+            ctx->bug = BUG_PADDING;
+        else if (!strcmp(args[i], "bug=crash"))
+            ctx->bug = BUG_CRASH;
+        else {
+            snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash)", args[i]);
+            free(ctx);
+            return DMLCHECK_ERROR;
+        }
+    }
+    *context_out = ctx;
+    return DMLCHECK_OK;
+}
+
+static const DML_OPERATOR_TYPE example_operators[] = {
+    DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX, DML_OPERATOR_MAX_POOLING1, DML_OPERATOR_MAX_POOLING2,
+};
+
+static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilities *caps)
+{
+    (void)context_in;
+    caps->max_feature_level = DML_FEATURE_LEVEL_5_0;
+    caps->operators = example_operators;
+    caps->operator_count = sizeof example_operators / sizeof example_operators[0];
+    caps->input_types = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+    caps->flags = 0;
+    return DMLCHECK_OK;
+}
+
+static void example_info(void *context_in, dmlcheck_info *info)
+{
+    const context *ctx = context_in;
+    static const char *const names[] = { "", " (bug=ties)", " (bug=padding)", " (bug=crash)" };
+    snprintf(info->platform, sizeof info->platform, "dmlcheck example plug-in%s", names[ctx->bug]);
+    snprintf(info->device, sizeof info->device, "host CPU");
+    snprintf(info->driver, sizeof info->driver, "1.0");
+}
+
+static dmlcheck_status create_arg_reduce(op *o, const DML_ARGMAX_OPERATOR_DESC *d)
+{
+    if (!tensor_from(d->InputTensor, &o->in) || !tensor_from(d->OutputTensor, &o->out))
+        return DMLCHECK_INVALID;
+    for (UINT i = 0; i < d->AxisCount; i++)
+        if (d->Axes[i] < o->in.rank)
+            o->reduced[d->Axes[i]] = true;
+    o->decreasing = d->AxisDirection == DML_AXIS_DIRECTION_DECREASING;
+    return DMLCHECK_OK;
+}
+
+/* MAX_POOLING1's struct is MAX_POOLING2's without Dilations: read it as such, dilation 1. */
+static dmlcheck_status create_pooling(op *o, const DML_MAX_POOLING2_OPERATOR_DESC *d, bool dilations)
+{
+    if (!tensor_from(d->InputTensor, &o->in) || !tensor_from(d->OutputTensor, &o->out)
+        || d->DimensionCount < 2 || d->DimensionCount > 3 || d->DimensionCount + 2 != o->in.rank)
+        return DMLCHECK_INVALID;
+    o->has_idx = d->OutputIndicesTensor != NULL;
+    if (o->has_idx && !tensor_from(d->OutputIndicesTensor, &o->idx))
+        return DMLCHECK_INVALID;
+    o->spatial = d->DimensionCount;
+    for (unsigned s = 0; s < o->spatial; s++) {
+        o->stride[s] = d->Strides[s];
+        o->window[s] = d->WindowSize[s];
+        o->start[s] = d->StartPadding[s];
+        o->dilation[s] = dilations ? d->Dilations[s] : 1;
+    }
+    return DMLCHECK_OK;
+}
+
+static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC *desc,
+                                      DML_FEATURE_LEVEL feature_level, void **op_out, char *message,
+                                      size_t size)
+{
+    (void)context_in;
+    (void)feature_level;
+    op *o = calloc(1, sizeof *o);
+    if (!o)
+        return fail(message, size, DMLCHECK_ERROR, "out of memory");
+    o->type = desc->Type;
+    dmlcheck_status s;
+    if (desc->Type == DML_OPERATOR_ARGMIN || desc->Type == DML_OPERATOR_ARGMAX)
+        s = create_arg_reduce(o, desc->Desc); /* ARGMIN's struct has ARGMAX's layout */
+    else if (desc->Type == DML_OPERATOR_MAX_POOLING1 || desc->Type == DML_OPERATOR_MAX_POOLING2)
+        s = create_pooling(o, desc->Desc, desc->Type == DML_OPERATOR_MAX_POOLING2);
+    else
+        s = fail(message, size, DMLCHECK_UNSUPPORTED, "only ARGMIN, ARGMAX and MAX_POOLING1/2");
+    if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32)
+        s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs");
+    if (s == DMLCHECK_INVALID)
+        snprintf(message, size, "a tensor is not a buffer tensor of rank 1 to 8, or the pooling "
+                 "DimensionCount does not fit the input");
+    if (s != DMLCHECK_OK) {
+        free(o);
+        return s;
+    }
+    *op_out = o;
+    return DMLCHECK_OK;
+}
+
+static dmlcheck_status example_execute(void *context_in, void *op_in, const dmlcheck_buffers *b,
+                                       char *message, size_t size)
+{
+    const context *ctx = context_in;
+    const op *o = op_in;
+    (void)message;
+    (void)size;
+    if (ctx->bug == BUG_CRASH && o->in.elements >= 2000)
+        abort(); /* the planted crash: large inputs only, so the run goes on around it */
+    if (o->type == DML_OPERATOR_ARGMIN || o->type == DML_OPERATOR_ARGMAX)
+        run_arg_reduce(ctx, o, b);
+    else
+        run_pooling(ctx, o, b);
+    return DMLCHECK_OK;
+}
+
+static void example_destroy(void *context_in, void *op_in)
+{
+    (void)context_in;
+    free(op_in);
+}
+
+static void example_close(void *context_in)
+{
+    free(context_in);
+}
+
+static const dmlcheck_plugin example_plugin = {
+    .abi_version = DMLCHECK_PLUGIN_ABI_VERSION,
+    .struct_size = sizeof(dmlcheck_plugin),
+    .name = "example",
+    .version = "1.0",
+    .open = example_open,
+    .capabilities = example_capabilities,
+    .info = example_info,
+    .create = example_create,
+    .execute = example_execute,
+    .destroy = example_destroy,
+    .close = example_close,
+};
+
+DMLCHECK_PLUGIN_EXPORT const dmlcheck_plugin *dmlcheck_plugin_entry(uint32_t harness_abi_version)
+{
+    return harness_abi_version == DMLCHECK_PLUGIN_ABI_VERSION ? &example_plugin : NULL;
+}

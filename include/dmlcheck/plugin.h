@@ -1,0 +1,123 @@
+/*
+ * dmlcheck/plugin.h: the dmlcheck plug-in ABI, version 1.  Implement it in a shared library
+ * and `dmlcheck run --backend plugin:/path/libyours.so[,key=value...]` tests your
+ * implementation of the operators in dmlcheck/directml.h against dmlcheck's reference.
+ *
+ * The contract, in the order dmlcheck calls you (all in one worker process, which dmlcheck
+ * forks and restarts if you crash or hang; one thread):
+ *   1. dmlcheck_plugin_entry(DMLCHECK_PLUGIN_ABI_VERSION) returns your function table.  Return
+ *      NULL if you cannot serve that ABI version.
+ *   2. open(args): the key=value words after the library path (NULL-terminated; "device=1"),
+ *      -> a context of yours.
+ *   3. capabilities and info, once.
+ *   4. For every case: create(descriptor, feature level) -> DMLCHECK_OK with an operator
+ *      handle, DMLCHECK_INVALID (DirectML requires this descriptor to be refused at that
+ *      level), DMLCHECK_UNSUPPORTED (valid, but you cannot run it: say why) or DMLCHECK_ERROR;
+ *      then execute(handle, buffers) once or more, then destroy(handle).  The descriptor and
+ *      everything it points to live only during create: copy what you keep.
+ *   5. close.
+ * Buffers belong to dmlcheck and are exactly TotalTensorSizeInBytes long, laid out by the
+ * tensors' Strides (bytes between logical elements hold decoy values that must not win);
+ * outputs are pre-filled with a canary and sit between guard bands; the input must not
+ * change.  Write every logical output element; leave every other byte alone.
+ *
+ * Growth: a struct this header defines starts with its struct_size as the side that filled
+ * it knew it; fields are only ever appended, so either side reads what both know.  The ABI
+ * version changes only when a call's meaning changes.  Messages are UTF-8, NUL-terminated,
+ * truncated to the size given.  Installed with dmlcheck (pkg-config dmlcheck-plugin); see
+ * docs/PLUGIN.md and examples/plugin/.
+ */
+#ifndef DMLCHECK_PLUGIN_H
+#define DMLCHECK_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dmlcheck/directml.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DMLCHECK_PLUGIN_ABI_VERSION 1u
+/* The one symbol a plug-in exports. */
+#define DMLCHECK_PLUGIN_ENTRY_SYMBOL "dmlcheck_plugin_entry"
+
+typedef enum dmlcheck_status {
+    DMLCHECK_OK = 0,
+    DMLCHECK_INVALID = 1,     /* create: the descriptor must be refused (as DirectML would) */
+    DMLCHECK_UNSUPPORTED = 2, /* valid, but this implementation cannot run it */
+    DMLCHECK_ERROR = 3,       /* anything else went wrong; the message says what */
+} dmlcheck_status;
+
+/* What the implementation claims; dmlcheck holds it to these claims. */
+typedef struct dmlcheck_capabilities {
+    uint32_t struct_size;                 /* sizeof(dmlcheck_capabilities) */
+    DML_FEATURE_LEVEL max_feature_level;  /* highest level whose rules it implements */
+    const DML_OPERATOR_TYPE *operators;   /* the operators it implements (static storage) */
+    uint32_t operator_count;
+    uint32_t input_types;  /* bit (1u << DML_TENSOR_DATA_TYPE) per input type; 0: all */
+    uint32_t flags;        /* DMLCHECK_CAP_* */
+} dmlcheck_capabilities;
+
+/* fp32 denormals may be flushed to zero: cases whose answer depends on that are judged
+ * against the flushed-input answer too (docs/SEMANTICS.md D6). */
+#define DMLCHECK_CAP_FLUSHES_DENORMALS 0x1u
+
+/* Shown in run reports; empty strings are fine. */
+typedef struct dmlcheck_info {
+    uint32_t struct_size; /* sizeof(dmlcheck_info) */
+    char platform[128];   /* "PyTorch", "Acme DirectML" */
+    char device[128];     /* "CPU", "GPU 0: ..." */
+    char driver[128];     /* library or driver version */
+} dmlcheck_info;
+
+/* One execution's buffers. */
+typedef struct dmlcheck_buffers {
+    uint32_t struct_size;     /* sizeof(dmlcheck_buffers) as dmlcheck filled it */
+    uint32_t hints;           /* DMLCHECK_HINT_*: may be ignored */
+    const void *input;        /* InputTensor */
+    uint64_t input_size;
+    void *output;             /* OutputTensor */
+    uint64_t output_size;
+    void *output_indices;     /* OutputIndicesTensor, NULL when the descriptor has none */
+    uint64_t output_indices_size;
+} dmlcheck_buffers;
+
+/* How dmlcheck judges NaN in this run (docs/SEMANTICS.md D4): an implementation with a
+ * choice may follow it; one without ignores it (NaN-dependent answers are then reported as
+ * unspecified, not failed, unless --strict). */
+#define DMLCHECK_HINT_NAN_PROPAGATE 0x1u
+
+typedef struct dmlcheck_plugin {
+    uint32_t abi_version;     /* DMLCHECK_PLUGIN_ABI_VERSION the plug-in was built with */
+    uint32_t struct_size;     /* sizeof(dmlcheck_plugin) as the plug-in was built */
+    const char *name;         /* short: "example", "onnxruntime" */
+    const char *version;      /* the plug-in's own version */
+
+    dmlcheck_status (*open)(const char *const *args, void **context, char *message, size_t size);
+    dmlcheck_status (*capabilities)(void *context, dmlcheck_capabilities *caps);
+    void (*info)(void *context, dmlcheck_info *info);
+    dmlcheck_status (*create)(void *context, const DML_OPERATOR_DESC *desc,
+                              DML_FEATURE_LEVEL feature_level, void **op, char *message, size_t size);
+    dmlcheck_status (*execute)(void *context, void *op, const dmlcheck_buffers *buffers,
+                               char *message, size_t size);
+    void (*destroy)(void *context, void *op);
+    void (*close)(void *context);
+} dmlcheck_plugin;
+
+#if defined(_WIN32)
+# define DMLCHECK_PLUGIN_EXPORT __declspec(dllexport)
+#else
+# define DMLCHECK_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Implemented by the plug-in: its table for the harness's ABI version, or NULL. */
+DMLCHECK_PLUGIN_EXPORT const dmlcheck_plugin *dmlcheck_plugin_entry(uint32_t harness_abi_version);
+typedef const dmlcheck_plugin *(*dmlcheck_plugin_entry_fn)(uint32_t harness_abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

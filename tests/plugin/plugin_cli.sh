@@ -1,0 +1,116 @@
+#!/bin/sh
+# plugin_cli.sh: the plug-in ABI (include/dmlcheck/plugin.h) seen from outside.
+#   - the example plug-in conforms on the corpus (exec) and in a differential run;
+#   - each planted bug fails the run with the kind that names it; a crash costs its cases,
+#     not the run; failure lines replay through the plug-in;
+#   - broken plug-ins are refused with exit 2 and a message naming the library;
+#   - the example builds out of the tree against the installed header (pkg-config).
+# Usage: plugin_cli.sh DMLCHECK EXAMPLE_SO BAD_DIR SOURCE_ROOT BUILD_ROOT.  Prints TAP.
+set -u
+dmlcheck=$1 example=$2 bad=$3 src=$4 build=$5
+tmp=${TMPDIR:-/tmp}/dmlcheck-plugin.$$
+mkdir -p "$tmp" || exit 2
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+run() {
+    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+}
+
+check() {
+    name=$1
+    shift
+    n=$((n + 1))
+    if "$@"; then
+        echo "ok $n - $name"
+    else
+        failed=$((failed + 1))
+        echo "not ok $n - $name"
+        tail -n 20 "$tmp/out" | sed 's/^/# stdout: /'
+        tail -n 20 "$tmp/err" | sed 's/^/# stderr: /'
+        echo "# exit code: $(cat "$tmp/rc")"
+    fi
+}
+
+rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+out_has() { grep -qF -- "$1" "$tmp/out"; }
+all_has() { cat "$tmp/out" "$tmp/err" | grep -qF -- "$1"; }
+
+# A differential run of FLOAT32 cases on the plug-in with ARGS ("" or ",bug=...").
+plugin_run() {
+    rm -f "$tmp/db.sqlite"*
+    run run --backend "plugin:$example$1" --types FLOAT32 --cases "$2" --seed 11 --db "$tmp/db.sqlite"
+}
+
+# --- the example conforms ---
+run exec --backend "plugin:$example" "$src"/corpus/conformance/*/*.json
+check "exec_corpus_on_the_example_plugin" rc_is 0
+plugin_run "" 3000
+check "run_example_plugin_conforms" sh -c "[ $(cat "$tmp/rc") = 0 ] && grep -q 'fail=0' '$tmp/out'"
+check "run_records_the_plugin_as_the_backend" \
+    sh -c "sqlite3 '$tmp/db.sqlite' 'SELECT backend FROM runs' 2>/dev/null | grep -qF 'plugin:$example' || ! command -v sqlite3 >/dev/null"
+
+# --- each planted bug is caught and named ---
+plugin_run ",bug=ties" 3000
+check "bug_ties_fails_the_run" rc_is 1
+check "bug_ties_is_named_tie_other_way" all_has "kind=tie_other_way"
+check "bug_ties_replay_line_names_the_plugin" all_has "replay: dmlcheck replay g2:11:"
+# The printed replay line, pasted, fails the same way.
+line=$(cat "$tmp/out" "$tmp/err" | grep -m1 'replay: dmlcheck replay g2:11:' | sed 's/^ *replay: dmlcheck //')
+if [ -n "$line" ]; then
+    eval "set -- $line"
+    run "$@"
+    check "bug_ties_replay_line_reproduces" rc_is 1
+else
+    check "bug_ties_replay_line_reproduces" false
+fi
+plugin_run ",bug=padding" 3000
+check "bug_padding_fails_the_run" rc_is 1
+check "bug_padding_is_named_padding_selected" all_has "kind=padding_selected"
+plugin_run ",bug=crash" 1500
+check "bug_crash_fails_the_run" rc_is 1
+check "bug_crash_is_named_crash" all_has "kind=crash"
+check "bug_crash_run_goes_on_to_the_end" out_has "1500 cases"
+
+# --- broken plug-ins are refused, naming the library ---
+run run --backend "plugin:$bad/libbad_plugin_no_entry.so" --cases 5 --db "$tmp/bad.sqlite"
+check "no_entry_symbol_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'libbad_plugin_no_entry.so: no symbol dmlcheck_plugin_entry' '$tmp/err'"
+run run --backend "plugin:$bad/libbad_plugin_abi.so" --cases 5 --db "$tmp/bad.sqlite"
+check "wrong_abi_version_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'built for plug-in ABI version 99' '$tmp/err'"
+run run --backend "plugin:$bad/libbad_plugin_null_execute.so" --cases 5 --db "$tmp/bad.sqlite"
+check "null_function_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'dmlcheck_plugin.execute is NULL' '$tmp/err'"
+run run --backend "plugin:$bad/libbad_plugin_open.so" --cases 5 --db "$tmp/bad.sqlite"
+check "failed_open_reported" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'open failed: no such device' '$tmp/err'"
+run run --backend "plugin:$tmp/no-such-library.so" --cases 5 --db "$tmp/bad.sqlite"
+check "missing_library_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'no-such-library.so: cannot load it' '$tmp/err'"
+run run --backend "plugin:$example,bug=nonsense" --cases 5 --db "$tmp/bad.sqlite"
+check "plugin_argument_error_reported" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q \"unknown argument 'bug=nonsense'\" '$tmp/err'"
+run exec --backend plugin "$src/corpus/conformance/argmax/argmax_spec_example1_columns.json"
+check "plugin_without_library_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'no library given' '$tmp/err'"
+run exec --backend reference:extra "$src/corpus/conformance/argmax/argmax_spec_example1_columns.json"
+check "builtin_backend_refuses_arguments" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'takes no arguments' '$tmp/err'"
+
+# --- out of the tree: the installed header and pkg-config file are enough ---
+dest=$tmp/destdir
+if meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >"$tmp/out" 2>"$tmp/err"; then
+    pc=$(find "$dest" -name dmlcheck-plugin.pc | head -n 1)
+    cflags=$(PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags dmlcheck-plugin 2>"$tmp/err")
+    cc=${CC:-cc}
+    if $cc -std=c17 -Wall -Wextra -Werror -shared -fPIC $cflags "$src/examples/plugin/example_plugin.c" \
+          -o "$tmp/libout_of_tree.so" -lm >"$tmp/out" 2>"$tmp/err"; then
+        echo 0 >"$tmp/rc"
+    else
+        echo 1 >"$tmp/rc"
+    fi
+    check "example_builds_against_installed_header_via_pkg_config" rc_is 0
+    check "installed_include_path_is_the_destdir_one" sh -c "echo '$cflags' | grep -q '$dest'"
+    run exec --backend "plugin:$tmp/libout_of_tree.so" "$src/corpus/conformance/argmax/argmax_spec_example1_columns.json"
+    check "out_of_tree_plugin_runs" rc_is 0
+else
+    check "meson_install_to_destdir" false
+fi
+
+echo "1..$n"
+[ "$failed" = 0 ]
