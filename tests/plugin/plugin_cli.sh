@@ -92,6 +92,19 @@ check "plugin_without_library_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -
 run exec --backend reference:extra "$src/corpus/conformance/argmax/argmax_spec_example1_columns.json"
 check "builtin_backend_refuses_arguments" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'takes no arguments' '$tmp/err'"
 
+# --- the plug-in host code under valgrind (dlopen, guarded buffers, the example itself) ---
+if [ -n "${VALGRIND:-}" ]; then
+    vg="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q"
+    $vg "$dmlcheck" exec --backend "plugin:$example" "$src"/corpus/conformance/*/*.json >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check "exec_corpus_through_plugin_valgrind_clean" rc_is 0
+    $vg "$dmlcheck" exec --backend "plugin:$bad/libbad_plugin_abi.so" "$src/corpus/conformance/argmax/argmax_spec_example1_columns.json" >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check "refused_plugin_valgrind_clean" rc_is 2
+else
+    n=$((n + 1)); echo "ok $n - exec_corpus_through_plugin_valgrind_clean # SKIP no valgrind, or a sanitizer build"
+fi
+
 # --- out of the tree: the installed header and pkg-config file are enough ---
 dest=$tmp/destdir
 if meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >"$tmp/out" 2>"$tmp/err"; then
