@@ -67,19 +67,17 @@ static bool use_columns(const ar_dim *kept, unsigned kept_rank, const ar_dim *re
            && kept[kept_rank - 1].size >= AR_COLUMNS && red[red_rank - 1].in_stride != 1;
 }
 
-void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_arg_reduce(cl_plan *plan, const cl_case *c, const cl_exec *opt,
                         const cl_tuning *tuning)
 {
-    cl_plan_common(plan, c, opt, op_table[c->op].flags & OPF_MINIMIZES);
+    cl_plan_common(plan, c, opt);
     uint64_t *p = plan->params;
-    tensor_view in, out;
-    case_tensor_view(&c->input, &in);
-    case_tensor_view(&c->output, &out);
-    bool reduced[DML_MAX_RANK] = { false };
+    cl_view in = c->input, out = c->output;
+    bool reduced[CL_MAX_RANK] = { false };
     for (UINT a = 0; a < c->axis_count; a++)
         reduced[c->axes[a]] = true;
 
-    ar_dim kept_dims[DML_MAX_RANK], red_dims[DML_MAX_RANK];
+    ar_dim kept_dims[CL_MAX_RANK], red_dims[CL_MAX_RANK];
     unsigned kept_rank = 0, red_rank = 0;
     uint64_t outputs = 1, count = 1;
     for (unsigned a = 0; a < in.rank; a++) {
@@ -97,7 +95,7 @@ void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *op
     p[CLP_AR_OUT_COUNT] = outputs;
     p[CLP_AR_RED_COUNT] = count;
     /* SEMANTICS D3: DECREASING returns the last extreme element. */
-    p[CLP_AR_DECREASING] = c->direction == DML_AXIS_DIRECTION_DECREASING;
+    p[CLP_AR_DECREASING] = c->decreasing;
     p[CLP_AR_KEPT_RANK] = kept_rank;
     p[CLP_AR_RED_RANK] = red_rank;
     for (unsigned d = 0; d < kept_rank; d++) {

@@ -24,7 +24,7 @@ static void trim(char *s)
 }
 
 static bool device_string(cl_device_id d, cl_device_info what, char *buf, size_t size,
-                          dmlc_error *err)
+                          cl_msg *err)
 {
     cl_int rc = clGetDeviceInfo(d, what, size - 1, buf, NULL);
     if (rc == CL_INVALID_VALUE) { /* longer than our buffer: keep a prefix */
@@ -32,7 +32,7 @@ static bool device_string(cl_device_id d, cl_device_info what, char *buf, size_t
         clGetDeviceInfo(d, what, 0, NULL, &full);
         char *tmp = malloc(full + 1);
         if (!tmp)
-            return err_set(err, "out of memory reading device information");
+            return cl_msg_set(err, "out of memory reading device information");
         rc = clGetDeviceInfo(d, what, full, tmp, NULL);
         tmp[full] = '\0';
         snprintf(buf, size, "%s", tmp);
@@ -65,7 +65,7 @@ static bool has_extension(cl_device_id d, const char *name)
     return found;
 }
 
-static bool describe(cl_device_entry *e, dmlc_error *err)
+static bool describe(cl_device_entry *e, cl_msg *err)
 {
     cl_int rc;
     if (!device_string(e->device, CL_DEVICE_NAME, e->name, sizeof e->name, err)
@@ -98,7 +98,7 @@ static bool describe(cl_device_entry *e, dmlc_error *err)
     return true;
 }
 
-static bool platform_name(cl_platform_id p, char *buf, size_t size, dmlc_error *err)
+static bool platform_name(cl_platform_id p, char *buf, size_t size, cl_msg *err)
 {
     cl_int rc = clGetPlatformInfo(p, CL_PLATFORM_NAME, size - 1, buf, NULL);
     if (rc != CL_SUCCESS)
@@ -110,7 +110,7 @@ static bool platform_name(cl_platform_id p, char *buf, size_t size, dmlc_error *
 
 /* Appends the devices of platform pi to the list. */
 static bool list_platform(cl_device_list *list, cl_platform_id platform, unsigned pi,
-                          dmlc_error *err)
+                          cl_msg *err)
 {
     char pname[128];
     if (!platform_name(platform, pname, sizeof pname, err))
@@ -127,7 +127,7 @@ static bool list_platform(cl_device_list *list, cl_platform_id platform, unsigne
         free(ids);
         if (grown)
             list->items = grown;
-        return err_set(err, "out of memory listing OpenCL devices");
+        return cl_msg_set(err, "out of memory listing OpenCL devices");
     }
     list->items = grown;
     if ((rc = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids, NULL)) != CL_SUCCESS) {
@@ -144,7 +144,7 @@ static bool list_platform(cl_device_list *list, cl_platform_id platform, unsigne
         snprintf(e->platform_name, sizeof e->platform_name, "%s", pname);
         if (!describe(e, err)) {
             free(ids);
-            return err_prefix(err, "platform %u (%s) device %u", pi, pname, d);
+            return cl_msg_prefix(err, "platform %u (%s) device %u", pi, pname, d);
         }
         list->count++;
     }
@@ -152,7 +152,7 @@ static bool list_platform(cl_device_list *list, cl_platform_id platform, unsigne
     return true;
 }
 
-bool cl_devices_list(cl_device_list *list, dmlc_error *err)
+bool cl_devices_list(cl_device_list *list, cl_msg *err)
 {
     memset(list, 0, sizeof *list);
     cl_uint n = 0;
@@ -163,7 +163,7 @@ bool cl_devices_list(cl_device_list *list, dmlc_error *err)
         return cl_fail(err, "clGetPlatformIDs", rc);
     cl_platform_id *platforms = calloc(n, sizeof *platforms);
     if (!platforms)
-        return err_set(err, "out of memory listing OpenCL platforms");
+        return cl_msg_set(err, "out of memory listing OpenCL platforms");
     if ((rc = clGetPlatformIDs(n, platforms, NULL)) != CL_SUCCESS) {
         free(platforms);
         return cl_fail(err, "clGetPlatformIDs", rc);
@@ -195,10 +195,10 @@ static bool contains_nocase(const char *haystack, const char *needle)
 }
 
 bool cl_devices_select(const cl_device_list *list, const char *selector, size_t *index,
-                       dmlc_error *err)
+                       cl_msg *err)
 {
     if (list->count == 0)
-        return err_set(err, list->platform_count == 0
+        return cl_msg_set(err, list->platform_count == 0
                                 ? "no OpenCL platform found (is an ICD installed in "
                                   "/etc/OpenCL/vendors or OCL_ICD_VENDORS set?)"
                                 : "the OpenCL platforms found have no devices");
@@ -219,7 +219,7 @@ bool cl_devices_select(const cl_device_list *list, const char *selector, size_t 
                 *index = i;
                 return true;
             }
-        return err_set(err, "--device %s: no device %u on platform %u ('dmlcheck devices' "
+        return cl_msg_set(err, "--device %s: no device %u on platform %u ('dmlcheck devices' "
                             "lists them)", selector, d, p);
     }
     for (size_t i = 0; i < list->count; i++)
@@ -228,7 +228,7 @@ bool cl_devices_select(const cl_device_list *list, const char *selector, size_t 
             *index = i;
             return true;
         }
-    return err_set(err, "--device %s: no device or platform name contains '%s' "
+    return cl_msg_set(err, "--device %s: no device or platform name contains '%s' "
                         "('dmlcheck devices' lists them)", selector, selector);
 }
 

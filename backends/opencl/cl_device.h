@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "cl_error.h"
 
 typedef struct cl_device_entry {
     cl_platform_id platform;
@@ -43,18 +43,18 @@ typedef struct cl_device_list {
 
 /* Lists every device of every platform.  No platform at all is not an error: the list is
  * empty and platform_count is 0.  False (err says which call failed) on a real failure. */
-bool cl_devices_list(cl_device_list *list, dmlc_error *err);
+bool cl_devices_list(cl_device_list *list, cl_msg *err);
 void cl_devices_free(cl_device_list *list);
 
 /* Index into list of the device `selector` names (NULL or "" for the default). */
 bool cl_devices_select(const cl_device_list *list, const char *selector, size_t *index,
-                       dmlc_error *err);
+                       cl_msg *err);
 
 /* "denorm,inf_nan,round_to_nearest,fma" style list of CL_DEVICE_SINGLE_FP_CONFIG bits. */
 const char *cl_fp_config_str(cl_device_fp_config fp, char *buf, size_t size);
 /* "GPU", "CPU", "ACCELERATOR", ... */
 const char *cl_device_type_str(cl_device_type type);
 /* backend_vtable.list_devices (cl_device_list.c). */
-int cl_list_devices(FILE *f, const char *selector, dmlc_error *err);
+int cl_list_devices(FILE *f, const char *selector, cl_msg *err);
 
 #endif

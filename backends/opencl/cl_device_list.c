@@ -27,7 +27,7 @@ static void print_device(FILE *f, const cl_device_entry *e, bool selected)
 }
 
 /* backend_vtable.list_devices: every platform and device, '*' on the one `selector` picks. */
-int cl_list_devices(FILE *f, const char *selector, dmlc_error *err)
+int cl_list_devices(FILE *f, const char *selector, cl_msg *err)
 {
     cl_device_list list;
     if (!cl_devices_list(&list, err))

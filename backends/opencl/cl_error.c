@@ -3,7 +3,10 @@
  * 120 the headers hide the names of later versions' codes, which drivers may still return. */
 #include "cl_error.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 typedef struct cl_error_entry {
     cl_int code;
@@ -84,7 +87,32 @@ const char *cl_error_name(cl_int code)
     return "CL_UNKNOWN_ERROR";
 }
 
-bool cl_fail(dmlc_error *err, const char *call, cl_int code)
+bool cl_fail(cl_msg *err, const char *call, cl_int code)
 {
-    return err_set(err, "%s failed: %s (%d)", call, cl_error_name(code), (int)code);
+    return cl_msg_set(err, "%s failed: %s (%d)", call, cl_error_name(code), (int)code);
+}
+
+bool cl_msg_set(cl_msg *m, const char *fmt, ...)
+{
+    if (m) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+bool cl_msg_prefix(cl_msg *m, const char *fmt, ...)
+{
+    if (!m)
+        return false;
+    char prefix[CL_MSG_MAX], old[CL_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    snprintf(old, sizeof old, "%s", m->msg);
+    snprintf(m->msg, sizeof m->msg, "%.500s: %.500s", prefix, old);
+    return false;
 }

@@ -11,7 +11,7 @@
 #define DEFAULT_RUN 8
 
 /* Copies a 4-D or 5-D view into 5-D form (depth 1, stride 0 when the case is 4-D). */
-static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
+static void as_5d(const cl_view *v, uint64_t sizes[5], uint64_t strides[5])
 {
     unsigned skip = v->rank == 4 ? 1 : 0;
     sizes[2] = 1;
@@ -23,19 +23,17 @@ static void as_5d(const tensor_view *v, uint64_t sizes[5], uint64_t strides[5])
     }
 }
 
-void cl_plan_max_pooling(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_max_pooling(cl_plan *plan, const cl_case *c, const cl_exec *opt,
                           const cl_tuning *tuning)
 {
-    cl_plan_common(plan, c, opt, false);
+    cl_plan_common(plan, c, opt);
     uint64_t *p = plan->params;
-    tensor_view in, out, idx;
-    case_tensor_view(&c->input, &in);
-    case_tensor_view(&c->output, &out);
+    cl_view in = c->input, out = c->output, idx;
     as_5d(&in, &p[CLP_MP_IN_SIZE], &p[CLP_MP_IN_STRIDE]);
     as_5d(&out, &p[CLP_MP_OUT_SIZE], &p[CLP_MP_OUT_STRIDE]);
     if (c->indices.present) {
         uint64_t idx_sizes[5];
-        case_tensor_view(&c->indices, &idx);
+        idx = c->indices;
         as_5d(&idx, idx_sizes, &p[CLP_MP_IDX_STRIDE]);
     }
     unsigned first = 3 - c->spatial_count; /* 1 for 4-D: depth is the unit axis */

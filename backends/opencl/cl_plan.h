@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "case.h"
+#include "cl_case.h"
 #include "cl_params.h"
 
 /* Every kernel of the program, with its name in the .cl files. */
@@ -55,13 +55,19 @@ typedef struct cl_plan {
 
 /* The words every operator shares (type, output element sizes, NaN key, orientation,
  * flushing); the arena offsets are left for the backend. */
-void cl_plan_common(cl_plan *plan, const dml_case *c, const exec_options *opt, bool minimize);
+/* How a run computes: NaN ordering (SEMANTICS D4) and fp32 denormal flushing (D6). */
+typedef struct cl_exec {
+    bool nan_propagate;
+    bool flush_denormals;
+} cl_exec;
 
-typedef void (*cl_plan_fn)(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_common(cl_plan *plan, const cl_case *c, const cl_exec *opt);
+
+typedef void (*cl_plan_fn)(cl_plan *plan, const cl_case *c, const cl_exec *opt,
                            const cl_tuning *tuning);
-void cl_plan_arg_reduce(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_arg_reduce(cl_plan *plan, const cl_case *c, const cl_exec *opt,
                         const cl_tuning *tuning);
-void cl_plan_max_pooling(cl_plan *plan, const dml_case *c, const exec_options *opt,
+void cl_plan_max_pooling(cl_plan *plan, const cl_case *c, const cl_exec *opt,
                           const cl_tuning *tuning);
 
 #endif

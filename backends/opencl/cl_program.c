@@ -157,7 +157,7 @@ static bool cache_write(const char *dir, const char *path, const cache_key *k,
 
 /* Writes the build log of a failed build to stderr, and its start into err. */
 static bool report_build_failure(cl_program program, const cl_device_entry *dev, cl_int rc,
-                                 const char *origin, dmlc_error *err)
+                                 const char *origin, cl_msg *err)
 {
     size_t size = 0;
     char *log = NULL;
@@ -173,14 +173,14 @@ static bool report_build_failure(cl_program program, const cl_device_entry *dev,
     }
     fprintf(stderr, "dmlcheck: OpenCL build log (%s, device %s):\n%s\n", origin, dev->name,
             log ? log : "(no build log)");
-    err_set(err, "clBuildProgram (%s) failed: %s (%d); build log: %.600s", origin,
+    cl_msg_set(err, "clBuildProgram (%s) failed: %s (%d); build log: %.600s", origin,
             cl_error_name(rc), (int)rc, log ? log : "(none)");
     free(log);
     return false;
 }
 
 static bool build_from_source(cl_context ctx, const cl_device_entry *dev, const char *options,
-                              cl_program *out, dmlc_error *err)
+                              cl_program *out, cl_msg *err)
 {
     cl_int rc;
     cl_program program = clCreateProgramWithSource(ctx, (cl_uint)cl_embedded_count,
@@ -234,7 +234,7 @@ static bool load_from_binary(cl_context ctx, const cl_device_entry *dev, const c
 }
 
 bool cl_program_build(cl_context ctx, const cl_device_entry *dev, const char *extra_options,
-                      cl_program_result *res, dmlc_error *err)
+                      cl_program_result *res, cl_msg *err)
 {
     memset(res, 0, sizeof *res);
     char options[512];

@@ -17,7 +17,7 @@
 #include <CL/cl.h>
 
 #include "cl_device.h"
-#include "error.h"
+#include "cl_error.h"
 
 typedef struct cl_program_result {
     cl_program program;
@@ -30,6 +30,6 @@ typedef struct cl_program_result {
  * options (tests use them to compile fault-injection variants).  On a build failure the
  * full build log goes to stderr and err names the failed call. */
 bool cl_program_build(cl_context ctx, const cl_device_entry *dev, const char *extra_options,
-                      cl_program_result *res, dmlc_error *err);
+                      cl_program_result *res, cl_msg *err);
 
 #endif

@@ -41,7 +41,7 @@ def main():
              % ', '.join(names),
              '#include <stddef.h>',
              '',
-             '#include "opencl/cl_sources.h"', # via the backends/ include folder
+             '#include "cl_sources.h"',  # the OpenCL core's include folder
              '']
     for i, path in enumerate(sources):
         with open(path, encoding='ascii') as f:

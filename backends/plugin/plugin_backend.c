@@ -15,9 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dmlcheck/plugin.h>
+#include "plugin_backend.h"
 
-#include "backend.h"
 #include "dtype.h"
 
 #define MAX_PLUGIN_ARGS 64
@@ -30,26 +29,34 @@ struct backend {
     const dmlcheck_plugin *api;
     void *context;
     char path[512];
+    bool linked;                        /* a table linked into dmlcheck: path is its label */
     char *args_text;                    /* owns the strings args[] points into */
     const char *args[MAX_PLUGIN_ARGS + 1];
     dmlcheck_capabilities caps;
     dmlcheck_info info;
 };
 
-/* Splits "PATH,k=v,k=v" into b->path and b->args; --device becomes "device=SEL". */
-static bool split_args(backend *b, const char *text, const char *device, dmlc_error *err)
+/* Splits "PATH,k=v,k=v" (with_path) or "k=v,k=v" into b->path and b->args; --device
+ * becomes "device=SEL". */
+static bool split_args(backend *b, const char *text, bool with_path, const char *device,
+                       dmlc_error *err)
 {
+    text = text ? text : "";
     size_t extra = device ? strlen(device) + 8 : 0;
     b->args_text = malloc(strlen(text) + extra + 2);
     if (!b->args_text)
         return err_set(err, "out of memory");
     strcpy(b->args_text, text);
     char *save = NULL, *word = strtok_r(b->args_text, ",", &save);
-    if (!word || strlen(word) >= sizeof b->path)
-        return err_set(err, "plugin: '%s' names no library (--backend plugin:PATH[,key=value...])", text);
-    snprintf(b->path, sizeof b->path, "%s", word);
     size_t n = 0;
-    while ((word = strtok_r(NULL, ",", &save)) && n < MAX_PLUGIN_ARGS)
+    if (with_path) {
+        if (!word || strlen(word) >= sizeof b->path)
+            return err_set(err, "plugin: '%s' names no library (--backend plugin:PATH[,key=value...])",
+                           text);
+        snprintf(b->path, sizeof b->path, "%s", word);
+        word = strtok_r(NULL, ",", &save);
+    }
+    for (; word && n < MAX_PLUGIN_ARGS; word = strtok_r(NULL, ",", &save))
         b->args[n++] = word;
     if (word)
         return err_set(err, "plugin %s: more than %d arguments", b->path, MAX_PLUGIN_ARGS);
@@ -63,6 +70,8 @@ static bool split_args(backend *b, const char *text, const char *device, dmlc_er
 }
 
 /* The function table, checked against what this harness needs. */
+static bool check_api(backend *b, dmlc_error *err);
+
 static bool load_api(backend *b, dmlc_error *err)
 {
     dlerror();
@@ -78,6 +87,11 @@ static bool load_api(backend *b, dmlc_error *err)
     if (!b->api)
         return err_set(err, "plugin %s: refuses plug-in ABI version %u, the one this dmlcheck "
                        "speaks", b->path, DMLCHECK_PLUGIN_ABI_VERSION);
+    return check_api(b, err);
+}
+
+static bool check_api(backend *b, dmlc_error *err)
+{
     if (b->api->abi_version != DMLCHECK_PLUGIN_ABI_VERSION)
         return err_set(err, "plugin %s: built for plug-in ABI version %u; this dmlcheck speaks "
                        "version %u", b->path, b->api->abi_version, DMLCHECK_PLUGIN_ABI_VERSION);
@@ -98,9 +112,9 @@ static bool load_api(backend *b, dmlc_error *err)
     return true;
 }
 
-static void plugin_close(backend *b)
+void plugin_close(backend *b)
 {
-    if (b->context)
+    if (b->context && b->api)
         b->api->close(b->context);
     if (b->library)
         dlclose(b->library);
@@ -108,21 +122,14 @@ static void plugin_close(backend *b)
     free(b);
 }
 
-static backend *plugin_open(const char *device, const char *args, dmlc_error *err)
+/* Opens the checked table's context and reads its claims; closes b on failure. */
+static backend *start(backend *b, dmlc_error *err)
 {
-    if (!args || !*args) {
-        err_set(err, "plugin: no library given (--backend plugin:PATH[,key=value...])");
-        return NULL;
-    }
-    backend *b = calloc(1, sizeof *b);
-    if (!b) {
-        err_set(err, "out of memory");
-        return NULL;
-    }
     char message[1024] = "";
-    bool ok = split_args(b, args, device, err) && load_api(b, err);
-    if (ok && b->api->open(b->args, &b->context, message, sizeof message) != DMLCHECK_OK)
-        ok = err_set(err, "plugin %s: open failed: %s", b->path, message[0] ? message : "(no message)");
+    bool ok = b->api->open(b->args, &b->context, message, sizeof message) == DMLCHECK_OK
+        || (b->linked ? err_set(err, "%s", message[0] ? message : "open failed")
+                      : err_set(err, "plugin %s: open failed: %s", b->path,
+                                message[0] ? message : "(no message)"));
     b->caps.struct_size = sizeof b->caps;
     b->info.struct_size = sizeof b->info;
     if (ok && b->api->capabilities(b->context, &b->caps) != DMLCHECK_OK)
@@ -136,7 +143,51 @@ static backend *plugin_open(const char *device, const char *args, dmlc_error *er
     b->info.platform[sizeof b->info.platform - 1] = 0;
     b->info.device[sizeof b->info.device - 1] = 0;
     b->info.driver[sizeof b->info.driver - 1] = 0;
+    b->info.runtime[sizeof b->info.runtime - 1] = 0;
+    b->info.fp_config[sizeof b->info.fp_config - 1] = 0;
     return b;
+}
+
+static backend *plugin_open(const char *device, const char *args, dmlc_error *err)
+{
+    if (!args || !*args) {
+        err_set(err, "plugin: no library given (--backend plugin:PATH[,key=value...])");
+        return NULL;
+    }
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        err_set(err, "out of memory");
+        return NULL;
+    }
+    if (!split_args(b, args, true, device, err) || !load_api(b, err)) {
+        plugin_close(b);
+        return NULL;
+    }
+    return start(b, err);
+}
+
+backend *plugin_open_table(const dmlcheck_plugin *api, const char *label, const char *device,
+                           const char *args, dmlc_error *err)
+{
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        err_set(err, "out of memory");
+        return NULL;
+    }
+    b->api = api;
+    b->linked = true;
+    snprintf(b->path, sizeof b->path, "%s", label);
+    if (!split_args(b, args, false, device, err) || !check_api(b, err)) {
+        b->api = NULL; /* nothing was opened */
+        plugin_close(b);
+        return NULL;
+    }
+    return start(b, err);
+}
+
+void *plugin_context(backend *b)
+{
+    return b->context;
 }
 
 /* Why c is beyond what the plug-in claims, or NULL when it is within. */
@@ -214,6 +265,10 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
         dmlcheck_status s = b->api->execute(b->context, op, &bufs, message, sizeof message);
         if (s == DMLCHECK_UNSUPPORTED)
             status = (err_set(err, "execute: %s", message), RUN_UNSUPPORTED);
+        else if (s == DMLCHECK_OUT_OF_BOUNDS_WRITE)
+            status = (err_set(err, "%s", message), RUN_OUT_OF_BOUNDS_WRITE);
+        else if (s == DMLCHECK_INPUT_MODIFIED)
+            status = (err_set(err, "%s", message), RUN_INPUT_MODIFIED);
         else if (s != DMLCHECK_OK)
             err_set(err, "execute failed: %s", message[0] ? message : "(no message)");
         else if (guard_broken(&o, "output", err) || (out->indices && guard_broken(&idx, "indices", err)))
@@ -232,7 +287,7 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
     return status;
 }
 
-static run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
+run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
                              case_outputs *out, dmlc_error *err)
 {
     char why[160], message[1024] = "";
@@ -259,7 +314,7 @@ static run_status plugin_run(backend *b, const dml_case *c, const exec_options *
     return status;
 }
 
-static void plugin_info(backend *b, backend_info *info)
+void plugin_info(backend *b, backend_info *info)
 {
     memset(info, 0, sizeof *info);
     snprintf(info->platform, sizeof info->platform, "%s", b->info.platform[0] ? b->info.platform
@@ -270,6 +325,8 @@ static void plugin_info(backend *b, backend_info *info)
     if (b->info.driver[0] && n > 0 && (size_t)n + 2 < sizeof info->driver)
         snprintf(info->driver + n, sizeof info->driver - (size_t)n, "; %.*s",
                  (int)(sizeof info->driver - (size_t)n - 3), b->info.driver);
+    snprintf(info->c_version, sizeof info->c_version, "%s", b->info.runtime);
+    snprintf(info->fp_config, sizeof info->fp_config, "%s", b->info.fp_config);
     info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
 }
 

@@ -48,6 +48,11 @@ typedef enum dmlcheck_status {
     DMLCHECK_INVALID = 1,     /* create: the descriptor must be refused (as DirectML would) */
     DMLCHECK_UNSUPPORTED = 2, /* valid, but this implementation cannot run it */
     DMLCHECK_ERROR = 3,       /* anything else went wrong; the message says what */
+    /* execute, for implementations that check memory dmlcheck cannot see (device buffers
+     * with guard bands of their own): a write outside an output, or a change to the input,
+     * was found there.  Recorded as out_of_bounds_write / input_modified. */
+    DMLCHECK_OUT_OF_BOUNDS_WRITE = 4,
+    DMLCHECK_INPUT_MODIFIED = 5,
 } dmlcheck_status;
 
 /* What the implementation claims; dmlcheck holds it to these claims. */
@@ -70,6 +75,8 @@ typedef struct dmlcheck_info {
     char platform[128];   /* "PyTorch", "Acme DirectML" */
     char device[128];     /* "CPU", "GPU 0: ..." */
     char driver[128];     /* library or driver version */
+    char runtime[64];     /* the language or runtime version: "OpenCL C 1.2", "CUDA 12.4" */
+    char fp_config[128];  /* floating-point facts: "denorm,inf_nan,round_to_nearest" */
 } dmlcheck_info;
 
 /* One execution's buffers. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_device.h"
+#include "cl_device.h"
 
 static void oclgrind_log_truncate(void)
 {
@@ -20,10 +20,11 @@ static void oclgrind_log_truncate(void)
 cl_test_open_result cl_test_open(const char *build_options, backend **out)
 {
     cl_device_list list;
+    cl_msg listing = { "" };
     dmlc_error err;
     *out = NULL;
-    if (!cl_devices_list(&list, &err)) {
-        printf("1..1\nnot ok 1 - list OpenCL platforms\n# %s\n", err.msg);
+    if (!cl_devices_list(&list, &listing)) {
+        printf("1..1\nnot ok 1 - list OpenCL platforms\n# %s\n", listing.msg);
         return CL_TEST_OPEN_FAILED;
     }
     unsigned platforms = list.platform_count;

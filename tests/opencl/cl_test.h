@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "backend.h"
-#include "opencl/cl_backend.h"
+#include "cl_link.h"
 #include "tap.h"
 
 typedef enum cl_test_open_result {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cl_backend.h"
+#include "cl_link.h"
 extern const backend_vtable reference_backend; /* backends/backend.c's registry */
 
 static double now_seconds(void)

@@ -1,5 +1,5 @@
 /*
- * cl_backend.c: the OpenCL backend (backend_vtable opencl_backend).
+ * cl_core.c: the OpenCL backend's engine (cl_core.h).
  *
  * Opening picks a device (cl_device.c), creates one context and in-order queue, and builds
  * the program once (cl_program.c, with its on-disk binary cache); the kernel objects live
@@ -9,21 +9,21 @@
  *   arena = [ parameter block | input | guard | output | guard | indices | guard ] [scratch]
  *           '------------------------- the image ----------------------------'
  *
- * The host builds the image (parameters, the input bytes, CASE_CANARY_BYTE everywhere else),
- * writes it, runs the kernels and reads the image back.  Every byte outside the output and
- * indices buffers must read back as written: a changed guard or parameter byte is
- * RUN_OUT_OF_BOUNDS_WRITE, a changed input byte RUN_INPUT_MODIFIED (both checks are memcmp
- * over bytes already read, so they cost no transfer of their own).  The output buffers
- * start as canaries too, so bytes the kernels leave alone come back as the harness's own
- * canary.  The arena and the host images grow geometrically and are reused across runs;
+ * The host builds the image (parameters, the input bytes, the caller's canary-filled output
+ * buffers, GUARD_BYTE everywhere else), writes it, runs the kernels and reads the image back.
+ * Every byte outside the output and indices buffers must read back as written: a changed
+ * guard or parameter byte is CL_RUN_OUT_OF_BOUNDS_WRITE, a changed input byte
+ * CL_RUN_INPUT_MODIFIED (both checks are memcmp over bytes already read, so they cost no
+ * transfer of their own).  Bytes of the outputs the kernels leave alone come back as the
+ * caller's own canary.  The arena and the host images grow geometrically and are reused across runs;
  * kernel arguments are set only when the arena is reallocated.
  *
  * A device without CL_FP_DENORM is reported as flushing denormals, and its runs judge fp32
- * denormals as flushed (exec_options.flush_denormals), which is the answer the harness
+ * denormals as flushed (cl_exec.flush_denormals), which is the answer the harness
  * holds such a device to (SEMANTICS D6).  The kernels themselves compare raw bits, so on
  * every other device they are exact.
  */
-#include "cl_backend.h"
+#include "cl_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +32,13 @@
 
 #include <CL/cl.h>
 
-#include "cl_bench.h"
-#include "cl_device.h"
-#include "cl_error.h"
 #include "cl_program.h"
 
 /* Canary bytes around each output buffer: catches any write past the end by a few
  * elements; every other stray write lands in some checked byte of the image as well. */
 #define GUARD_BYTES 256
+/* What the guards and the parameter block's padding hold. */
+#define GUARD_BYTE 0xA5
 /* Inputs larger than this are read back by mapping the arena (see read_back); smaller
  * ones by one read, which is the cheaper command for a tiny case. */
 #define MAP_READ_BACK_BYTES (64u << 10)
@@ -53,7 +52,7 @@ static const char *const kernel_names[CL_KERNEL_COUNT] = {
 #undef X
 };
 
-struct backend {
+struct cl_core {
     cl_device_entry dev;
     bool flushes_denormals;
     size_t max_item_size; /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0] */
@@ -93,11 +92,11 @@ static uint64_t align_up(uint64_t x)
     return (x + CLP_ALIGN - 1) / CLP_ALIGN * CLP_ALIGN;
 }
 
-static void layout_compute(arena_layout *l, const dml_case *c, const case_outputs *out,
+static void layout_compute(arena_layout *l, const cl_case *c, const cl_io *out,
                            uint64_t scratch_bytes)
 {
     l->in_offset = align_up(CLP_WORDS * sizeof(uint64_t));
-    l->in_bytes = case_tensor_bytes(&c->input);
+    l->in_bytes = c->input.total_bytes;
     l->out_offset = align_up(l->in_offset + l->in_bytes + GUARD_BYTES);
     l->out_bytes = out->output_bytes;
     uint64_t end = l->out_offset + l->out_bytes;
@@ -116,7 +115,7 @@ static void layout_compute(arena_layout *l, const dml_case *c, const case_output
 
 /* ---- opening and closing ---- */
 
-static void release_all(backend *b)
+static void release_all(cl_core *b)
 {
     for (int k = 0; k < CL_KERNEL_COUNT; k++)
         if (b->kernels[k])
@@ -135,10 +134,10 @@ static void release_all(backend *b)
 }
 
 /* Checks what the kernels rely on: 64-bit integers and the host's byte order. */
-static bool device_usable(backend *b, dmlc_error *err)
+static bool device_usable(cl_core *b, cl_msg *err)
 {
     if (!b->dev.int64)
-        return err_set(err, "device '%s' (%s) has no 64-bit integers in kernels (embedded "
+        return cl_msg_set(err, "device '%s' (%s) has no 64-bit integers in kernels (embedded "
                             "profile without cles_khr_int64); the OpenCL backend needs them",
                        b->dev.name, b->dev.profile);
     cl_bool little = CL_FALSE;
@@ -147,7 +146,7 @@ static bool device_usable(backend *b, dmlc_error *err)
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clGetDeviceInfo(CL_DEVICE_ENDIAN_LITTLE)", rc);
     if (!little)
-        return err_set(err, "device '%s' is big-endian; the OpenCL backend moves raw bits "
+        return cl_msg_set(err, "device '%s' is big-endian; the OpenCL backend moves raw bits "
                             "in the host's (little-endian) byte order", b->dev.name);
     size_t sizes[3] = { 0 };
     rc = clGetDeviceInfo(b->dev.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL);
@@ -157,7 +156,7 @@ static bool device_usable(backend *b, dmlc_error *err)
     return true;
 }
 
-static bool open_device(backend *b, const char *selector, dmlc_error *err)
+static bool open_device(cl_core *b, const char *selector, cl_msg *err)
 {
     cl_device_list list;
     if (!cl_devices_list(&list, err))
@@ -183,7 +182,7 @@ static bool open_device(backend *b, const char *selector, dmlc_error *err)
     return true;
 }
 
-static bool open_program(backend *b, const char *build_options, dmlc_error *err)
+static bool open_program(cl_core *b, const char *build_options, cl_msg *err)
 {
     cl_program_result res;
     if (!cl_program_build(b->context, &b->dev, build_options, &res, err))
@@ -196,7 +195,7 @@ static bool open_program(backend *b, const char *build_options, dmlc_error *err)
         cl_int rc;
         b->kernels[k] = clCreateKernel(b->program, kernel_names[k], &rc);
         if (rc != CL_SUCCESS)
-            return cl_fail(err, "clCreateKernel", rc) || err_prefix(err, "%s", kernel_names[k]);
+            return cl_fail(err, "clCreateKernel", rc) || cl_msg_prefix(err, "%s", kernel_names[k]);
         rc = clGetKernelWorkGroupInfo(b->kernels[k], b->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
                                       sizeof b->kernel_work_group[k], &b->kernel_work_group[k],
                                       NULL);
@@ -206,11 +205,11 @@ static bool open_program(backend *b, const char *build_options, dmlc_error *err)
     return true;
 }
 
-backend *cl_backend_open(const cl_open_options *options, dmlc_error *err)
+cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
 {
-    backend *b = calloc(1, sizeof *b);
+    cl_core *b = calloc(1, sizeof *b);
     if (!b) {
-        err_set(err, "out of memory opening the OpenCL backend");
+        cl_msg_set(err, "out of memory opening the OpenCL backend");
         return NULL;
     }
     double t0 = now_seconds();
@@ -220,7 +219,7 @@ backend *cl_backend_open(const cl_open_options *options, dmlc_error *err)
     }
     double t1 = now_seconds();
     if (!open_program(b, options->build_options, err)) {
-        err_prefix(err, "OpenCL device '%s'", b->dev.name);
+        cl_msg_prefix(err, "OpenCL device '%s'", b->dev.name);
         release_all(b);
         return NULL;
     }
@@ -229,25 +228,17 @@ backend *cl_backend_open(const cl_open_options *options, dmlc_error *err)
     return b;
 }
 
-void cl_backend_set_tuning(backend *b, const cl_tuning *tuning)
+void cl_core_set_tuning(cl_core *b, const cl_tuning *tuning)
 {
     b->tuning = *tuning;
 }
 
-const cl_open_stats *cl_backend_open_stats(const backend *b)
+const cl_open_stats *cl_core_open_stats(const cl_core *b)
 {
     return &b->stats;
 }
 
-static backend *opencl_open(const char *device, const char *args, dmlc_error *err)
-{
-    if (!backend_no_args("opencl", args, err))
-        return NULL;
-    cl_open_options options = { .device = device, .build_options = NULL };
-    return cl_backend_open(&options, err);
-}
-
-static void opencl_close(backend *b)
+void cl_core_close(cl_core *b)
 {
     if (b) {
         clFinish(b->queue);
@@ -255,21 +246,20 @@ static void opencl_close(backend *b)
     }
 }
 
-static void opencl_info(backend *b, backend_info *info)
+const cl_device_entry *cl_core_device(const cl_core *b)
 {
-    memset(info, 0, sizeof *info);
-    snprintf(info->platform, sizeof info->platform, "%s", b->dev.platform_name);
-    snprintf(info->device, sizeof info->device, "%s", b->dev.name);
-    snprintf(info->driver, sizeof info->driver, "%s", b->dev.driver);
-    snprintf(info->c_version, sizeof info->c_version, "%s", b->dev.c_version);
-    cl_fp_config_str(b->dev.fp_config, info->fp_config, sizeof info->fp_config);
-    info->flushes_denormals = b->flushes_denormals;
+    return &b->dev;
+}
+
+bool cl_core_flushes_denormals(const cl_core *b)
+{
+    return b->flushes_denormals;
 }
 
 /* ---- one run ---- */
 
 /* Grows the arena and the host images to fit layout l. */
-static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
+static bool ensure_capacity(cl_core *b, const arena_layout *l, cl_msg *err)
 {
     if (l->total_bytes > b->image_capacity) {
         uint64_t want = l->total_bytes > 2 * b->image_capacity ? l->total_bytes
@@ -280,7 +270,7 @@ static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
         if (out)
             b->image_out = out;
         if (!in || !out)
-            return err_set(err, "out of host memory for a %llu-byte transfer image",
+            return cl_msg_set(err, "out of host memory for a %llu-byte transfer image",
                            (unsigned long long)want);
         b->image_capacity = want;
     }
@@ -299,7 +289,7 @@ static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
     b->arena = clCreateBuffer(b->context, CL_MEM_READ_WRITE, want, NULL, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateBuffer", rc)
-               || err_prefix(err, "device buffer of %llu bytes", (unsigned long long)want);
+               || cl_msg_prefix(err, "device buffer of %llu bytes", (unsigned long long)want);
     b->arena_capacity = want;
     for (int k = 0; k < CL_KERNEL_COUNT; k++)
         if ((rc = clSetKernelArg(b->kernels[k], 0, sizeof b->arena, &b->arena)) != CL_SUCCESS)
@@ -311,15 +301,17 @@ static bool ensure_capacity(backend *b, const arena_layout *l, dmlc_error *err)
  * included.  The scratch needs no value, but Oclgrind's uninitialized-value checker does not
  * carry what one kernel stored over to the next, and would report every read of a partial
  * result by arg_reduce_combine if the host had never written those bytes. */
-static void image_build(backend *b, const arena_layout *l, const cl_plan *plan,
-                        const dml_case *c)
+static void image_build(cl_core *b, const arena_layout *l, const cl_plan *plan, const cl_io *io)
 {
     uint8_t *img = b->image_in;
     memcpy(img, plan->params, sizeof plan->params);
-    memset(img + sizeof plan->params, CASE_CANARY_BYTE, l->in_offset - sizeof plan->params);
-    memcpy(img + l->in_offset, c->input_data, l->in_bytes);
+    memset(img + sizeof plan->params, GUARD_BYTE, l->in_offset - sizeof plan->params);
+    memcpy(img + l->in_offset, io->input, l->in_bytes);
     uint64_t in_end = l->in_offset + l->in_bytes;
-    memset(img + in_end, CASE_CANARY_BYTE, l->total_bytes - in_end);
+    memset(img + in_end, GUARD_BYTE, l->total_bytes - in_end);
+    memcpy(img + l->out_offset, io->output, l->out_bytes);
+    if (l->idx_bytes)
+        memcpy(img + l->idx_offset, io->indices, l->idx_bytes);
 }
 
 /* Offset of the first byte in [begin, end) where the two images differ, or end. */
@@ -335,8 +327,8 @@ static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t be
 
 /* Every byte outside the output buffers must read back as written; the input as the case
  * holds it. */
-static run_status image_check(const backend *b, const arena_layout *l, const dml_case *c,
-                              const uint8_t *now, dmlc_error *err)
+static cl_status image_check(const cl_core *b, const arena_layout *l, const cl_io *io,
+                             const uint8_t *now, cl_msg *err)
 {
     const uint8_t *was = b->image_in;
     uint64_t out_end = l->out_offset + l->out_bytes;
@@ -361,23 +353,23 @@ static run_status image_check(const backend *b, const arena_layout *l, const dml
             uint64_t distance = at >= guards[g].origin ? at - guards[g].origin
                                                        : guards[g].origin - at;
             snprintf(where, sizeof where, guards[g].format, (unsigned long long)distance);
-            err_set(err, "out-of-bounds write: %s changed (written 0x%02x, read back 0x%02x)",
+            cl_msg_set(err, "out-of-bounds write: %s changed (written 0x%02x, read back 0x%02x)",
                     where, was[at], now[at]);
-            return RUN_OUT_OF_BOUNDS_WRITE;
+            return CL_RUN_OUT_OF_BOUNDS_WRITE;
         }
     }
-    uint64_t at = first_difference(c->input_data, now + l->in_offset, 0, l->in_bytes);
+    uint64_t at = first_difference(io->input, now + l->in_offset, 0, l->in_bytes);
     if (at < l->in_bytes) {
-        err_set(err, "the input buffer changed during the run: byte %llu was 0x%02x, now 0x%02x",
-                (unsigned long long)at, c->input_data[at], now[l->in_offset + at]);
-        return RUN_INPUT_MODIFIED;
+        cl_msg_set(err, "the input buffer changed during the run: byte %llu was 0x%02x, now 0x%02x",
+                (unsigned long long)at, io->input[at], now[l->in_offset + at]);
+        return CL_RUN_INPUT_MODIFIED;
     }
-    return RUN_OK;
+    return CL_RUN_OK;
 }
 
 /* Work-group size for kernel k: the tuning's, else DEFAULT_LOCAL_SIZE, within the limits
  * of the kernel and the device. */
-static size_t local_size(const backend *b, cl_kernel_id k)
+static size_t local_size(const cl_core *b, cl_kernel_id k)
 {
     size_t want = b->tuning.local_size ? (size_t)b->tuning.local_size : DEFAULT_LOCAL_SIZE;
     if (want > b->kernel_work_group[k])
@@ -390,14 +382,14 @@ static size_t local_size(const backend *b, cl_kernel_id k)
 /* Writes the image in one command.  (Writing a large input straight from the case in a
  * command of its own would save a host copy, but Oclgrind 21.10's uninitialized-value
  * checker then reports the parameter block as uninitialized.) */
-static bool enqueue_write(backend *b, const arena_layout *l, dmlc_error *err)
+static bool enqueue_write(cl_core *b, const arena_layout *l, cl_msg *err)
 {
     cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l->total_bytes,
                                      b->image_in, 0, NULL, NULL);
     return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
 }
 
-static bool enqueue_plan(backend *b, const cl_plan *plan, dmlc_error *err)
+static bool enqueue_plan(cl_core *b, const cl_plan *plan, cl_msg *err)
 {
     for (unsigned i = 0; i < plan->launch_count; i++) {
         cl_kernel_id k = plan->launches[i].kernel;
@@ -407,7 +399,7 @@ static bool enqueue_plan(backend *b, const cl_plan *plan, dmlc_error *err)
                                            NULL, NULL);
         if (rc != CL_SUCCESS)
             return cl_fail(err, "clEnqueueNDRangeKernel", rc)
-                   || err_prefix(err, "kernel %s, %zu work-items in groups of %zu",
+                   || cl_msg_prefix(err, "kernel %s, %zu work-items in groups of %zu",
                                  kernel_names[k], global, local);
     }
     return true;
@@ -416,8 +408,7 @@ static bool enqueue_plan(backend *b, const cl_plan *plan, dmlc_error *err)
 /* Reads the image back, copies the outputs out and checks the rest.  A large image is
  * mapped rather than read: on CPU devices the map is the device memory itself, so the
  * input check costs one comparison instead of a copy and a comparison. */
-static run_status read_back(backend *b, const arena_layout *l, const dml_case *c,
-                            case_outputs *out, dmlc_error *err)
+static cl_status read_back(cl_core *b, const arena_layout *l, const cl_io *io, cl_msg *err)
 {
     cl_int rc;
     const uint8_t *now = b->image_out;
@@ -433,91 +424,64 @@ static run_status read_back(backend *b, const arena_layout *l, const dml_case *c
     if (rc != CL_SUCCESS) {
         clFinish(b->queue);
         cl_fail(err, l->map_read_back ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
-        return RUN_BACKEND_ERROR;
+        return CL_RUN_ERROR;
     }
-    memcpy(out->output, now + l->out_offset, l->out_bytes);
+    memcpy(io->output, now + l->out_offset, l->out_bytes);
     if (l->idx_bytes)
-        memcpy(out->indices, now + l->idx_offset, l->idx_bytes);
-    run_status status = image_check(b, l, c, now, err);
+        memcpy(io->indices, now + l->idx_offset, l->idx_bytes);
+    cl_status status = image_check(b, l, io, now, err);
     if (mapped) {
         rc = clEnqueueUnmapMemObject(b->queue, b->arena, mapped, 0, NULL, NULL);
-        if (rc != CL_SUCCESS && status == RUN_OK) {
+        if (rc != CL_SUCCESS && status == CL_RUN_OK) {
             cl_fail(err, "clEnqueueUnmapMemObject", rc);
-            status = RUN_BACKEND_ERROR;
+            status = CL_RUN_ERROR;
         }
     }
     return status;
 }
 
-/* The kernels by operator family (ops.def's module column); a family without a row is
- * reported as unsupported, never run through another family's kernel. */
-static const struct { const char *module; cl_plan_fn plan; } cl_planners[] = {
-    { "arg_reduce", cl_plan_arg_reduce },
-    { "max_pooling", cl_plan_max_pooling },
-};
-
-static cl_plan_fn cl_planner_of(const dml_case *c)
+/* The planner of each operator family. */
+static cl_plan_fn planner_of(cl_family f)
 {
-    for (size_t i = 0; i < sizeof cl_planners / sizeof cl_planners[0]; i++)
-        if (!strcmp(cl_planners[i].module, op_table[c->op].module_name))
-            return cl_planners[i].plan;
-    return NULL;
+    return f == CL_FAMILY_ARG_REDUCE ? cl_plan_arg_reduce : cl_plan_max_pooling;
 }
 
-static run_status opencl_run(backend *b, const dml_case *c, const exec_options *opt,
-                             case_outputs *out, dmlc_error *err)
+cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err)
 {
-    exec_options effective = *opt;
+    cl_exec effective = *opt;
     if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
         effective.flush_denormals = true;
     cl_tuning tuning = b->tuning;
     if (tuning.split_mode == CL_SPLIT_AUTO)
         tuning.split_mode = (b->dev.type & CL_DEVICE_TYPE_CPU) ? CL_SPLIT_CHUNKED
                                                                 : CL_SPLIT_INTERLEAVED;
-    cl_plan_fn planner = cl_planner_of(c);
-    if (!planner) {
-        err_set(err, "the OpenCL backend has no kernel for %s (operator family %s)",
-                op_table[c->op].name, op_table[c->op].module_name);
-        return RUN_UNSUPPORTED;
-    }
     cl_plan plan;
-    planner(&plan, c, &effective, &tuning);
-    if (!out->indices)
+    planner_of(c->family)(&plan, c, &effective, &tuning);
+    if (!io->indices)
         plan.params[CLP_IDX_BYTES] = 0;
 
     arena_layout l;
-    layout_compute(&l, c, out, plan.scratch_bytes);
+    layout_compute(&l, c, io, plan.scratch_bytes);
     if (l.total_bytes > b->dev.max_alloc) {
-        err_set(err, "case needs a %llu-byte device buffer (input %llu, outputs %llu, scratch "
-                     "%llu) but CL_DEVICE_MAX_MEM_ALLOC_SIZE of '%s' is %llu",
-                (unsigned long long)l.total_bytes, (unsigned long long)l.in_bytes,
-                (unsigned long long)(l.out_bytes + l.idx_bytes),
-                (unsigned long long)plan.scratch_bytes, b->dev.name,
-                (unsigned long long)b->dev.max_alloc);
-        return RUN_UNSUPPORTED;
+        cl_msg_set(err, "case needs a %llu-byte device buffer (input %llu, outputs %llu, scratch "
+                        "%llu) but CL_DEVICE_MAX_MEM_ALLOC_SIZE of '%s' is %llu",
+                   (unsigned long long)l.total_bytes, (unsigned long long)l.in_bytes,
+                   (unsigned long long)(l.out_bytes + l.idx_bytes),
+                   (unsigned long long)plan.scratch_bytes, b->dev.name,
+                   (unsigned long long)b->dev.max_alloc);
+        return CL_RUN_UNSUPPORTED;
     }
     if (!ensure_capacity(b, &l, err))
-        return RUN_BACKEND_ERROR;
+        return CL_RUN_ERROR;
     plan.params[CLP_IN_OFFSET] = l.in_offset;
     plan.params[CLP_OUT_OFFSET] = l.out_offset;
     plan.params[CLP_IDX_OFFSET] = l.idx_offset;
     plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
-    image_build(b, &l, &plan, c);
+    image_build(b, &l, &plan, io);
 
     if (!enqueue_write(b, &l, err) || !enqueue_plan(b, &plan, err)) {
         clFinish(b->queue);
-        return RUN_BACKEND_ERROR;
+        return CL_RUN_ERROR;
     }
-    return read_back(b, &l, c, out, err);
+    return read_back(b, &l, io, err);
 }
-
-const backend_vtable opencl_backend = {
-    .name = "opencl",
-    .summary = "OpenCL 1.2 kernels on a device the ICD loader finds (--device P:D or NAME)",
-    .open = opencl_open,
-    .run = opencl_run,
-    .info = opencl_info,
-    .close = opencl_close,
-    .list_devices = cl_list_devices,
-    .bench_extra = cl_bench_report,
-};

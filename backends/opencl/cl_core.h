@@ -1,0 +1,62 @@
+/*
+ * cl_core.h: the OpenCL backend's engine.  It sees the public headers and OpenCL only: the
+ * plug-in table (cl_plugin.c) is its one way in, whether dmlcheck loads it as a shared
+ * library (--backend plugin:libdmlcheck_opencl.so) or links it (--backend opencl).  Tests
+ * reach the knobs below (build options, tuning, start-up figures) through cl_plugin.h.
+ */
+#ifndef DMLCHECK_CL_CORE_H
+#define DMLCHECK_CL_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cl_case.h"
+#include "cl_device.h"
+#include "cl_error.h"
+#include "cl_plan.h"
+
+typedef struct cl_core cl_core;
+
+typedef struct cl_open_options {
+    const char *device;        /* --device selector; NULL for the default */
+    const char *build_options; /* appended to the program's build options (tests only:
+                                  -DDMLCHECK_FAULT_WRITE_PAST_END, -DDMLCHECK_FAULT_WRITE_INPUT) */
+} cl_open_options;
+
+typedef struct cl_open_stats {
+    double context_seconds; /* platform/device query, context and queue */
+    double program_seconds; /* program build or binary load, kernel objects */
+    bool program_from_cache;
+    bool program_saved;
+    char cache_path[512];
+} cl_open_stats;
+
+/* What one run reads and writes: the caller's buffers, exactly as big as the descriptor's
+ * TotalTensorSizeInBytes; the outputs hold the caller's canary, which bytes the kernels do
+ * not write keep. */
+typedef struct cl_io {
+    const uint8_t *input;
+    uint8_t *output;
+    uint64_t output_bytes;
+    uint8_t *indices;      /* NULL: no indices tensor */
+    uint64_t indices_bytes;
+} cl_io;
+
+typedef enum cl_status {
+    CL_RUN_OK,
+    CL_RUN_ERROR,
+    CL_RUN_UNSUPPORTED,
+    CL_RUN_OUT_OF_BOUNDS_WRITE, /* a guard byte of the device arena changed */
+    CL_RUN_INPUT_MODIFIED,      /* an input byte in device memory changed */
+} cl_status;
+
+cl_core *cl_core_open(const cl_open_options *options, cl_msg *err);
+void cl_core_close(cl_core *b);
+cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err);
+const cl_device_entry *cl_core_device(const cl_core *b);
+/* fp32 denormals may be flushed: the device lacks CL_FP_DENORM (SEMANTICS D6). */
+bool cl_core_flushes_denormals(const cl_core *b);
+void cl_core_set_tuning(cl_core *b, const cl_tuning *tuning);
+const cl_open_stats *cl_core_open_stats(const cl_core *b);
+
+#endif

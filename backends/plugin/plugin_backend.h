@@ -1,0 +1,26 @@
+/*
+ * plugin_backend.h: the plug-in backend (plugin_backend.c), also for backends that are
+ * plug-ins linked into dmlcheck (the OpenCL backend): the same checks, the same calls, the
+ * table taken from the link instead of dlopen.
+ */
+#ifndef DMLCHECK_PLUGIN_BACKEND_H
+#define DMLCHECK_PLUGIN_BACKEND_H
+
+#include <dmlcheck/plugin.h>
+
+#include "backend.h"
+
+extern const backend_vtable plugin_backend;
+
+/* Opens a linked plug-in's table as a backend; `label` names it in messages ("opencl");
+ * args are its key=value words, comma-separated (NULL: none). */
+backend *plugin_open_table(const dmlcheck_plugin *api, const char *label, const char *device,
+                           const char *args, dmlc_error *err);
+/* The context the plug-in's open returned. */
+void *plugin_context(backend *b);
+run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
+                      dmlc_error *err);
+void plugin_info(backend *b, backend_info *info);
+void plugin_close(backend *b);
+
+#endif
