@@ -52,6 +52,8 @@ const char *run_status_name(run_status s)
     case RUN_UNSUPPORTED: return "unsupported";
     case RUN_OUT_OF_BOUNDS_WRITE: return "out_of_bounds_write";
     case RUN_INPUT_MODIFIED: return "input_modified";
+    case RUN_REJECTED: return "rejected";
+    case RUN_UNSUPPORTED_CLAIMED: return "unsupported_claimed";
     }
     return "?";
 }

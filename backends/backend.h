@@ -20,6 +20,10 @@ typedef enum run_status {
     RUN_UNSUPPORTED,         /* the backend cannot run this case on this device (message) */
     RUN_OUT_OF_BOUNDS_WRITE, /* a guard band around an output buffer was overwritten */
     RUN_INPUT_MODIFIED,      /* the input buffer changed during the run */
+    RUN_REJECTED,            /* the backend refused the descriptor as invalid (message) */
+    /* The backend calls the case unsupported although it claims the operator, the input
+     * type and the feature level (a plug-in's capabilities): a gap in what it claims. */
+    RUN_UNSUPPORTED_CLAIMED,
 } run_status;
 const char *run_status_name(run_status s);
 

@@ -74,7 +74,10 @@ static void print_replay(const exec_run *r, const char *file)
  * into the input still leaves outputs worth seeing). */
 static void print_outputs(const exec_run *r, const dml_case *c, const check_answer *a)
 {
-    if (a->died != KIND_NONE || a->status == RUN_BACKEND_ERROR || a->status == RUN_UNSUPPORTED)
+    /* Only these statuses come with outputs the backend wrote. */
+    bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
+        || a->status == RUN_INPUT_MODIFIED;
+    if (a->died != KIND_NONE || !wrote)
         return;
     char *line = casefile_outputs_json(c, &a->outputs);
     FILE *out = r->out ? r->out : stdout;

@@ -284,6 +284,12 @@ void judge_status(run_status status, mismatch_kind crash_or_hang, judgement *j)
     case RUN_BACKEND_ERROR: j->kind = KIND_backend_error; break;
     case RUN_OUT_OF_BOUNDS_WRITE: j->kind = KIND_out_of_bounds_write; break;
     case RUN_INPUT_MODIFIED: j->kind = KIND_input_modified; break;
+    /* The harness sends only descriptors DirectML accepts at the case's level. */
+    case RUN_REJECTED: j->kind = KIND_rejected_valid; break;
+    /* Unsupported within what the backend claims: not a wrong answer, but it blocks
+     * conformance at that level, so it fails (issue 10: a backend that skips every rank-8
+     * case must not pass). */
+    case RUN_UNSUPPORTED_CLAIMED: j->kind = KIND_unsupported_required; break;
     }
 }
 

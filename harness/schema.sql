@@ -112,7 +112,10 @@ CREATE TABLE results (
     kind           TEXT,             -- NULL for pass/skip/error; else one of: wrong_index,
                                      -- tie_other_way, padding_selected, value_bits_differ,
                                      -- nan_handling, out_of_bounds_write, input_modified,
-                                     -- backend_error, crash, hang
+                                     -- backend_error, crash, hang, rejected_valid (refused
+                                     -- as invalid a descriptor DirectML accepts),
+                                     -- unsupported_required (unsupported within the
+                                     -- backend's own claims)
     mismatch_count INTEGER NOT NULL DEFAULT 0, -- differing logical elements (all tensors)
     first_mismatch TEXT,             -- JSON: {"tensor":"output"|"indices","element":N,
                                      --  "coords":[..],"expected":"0x..","got":"0x..",

@@ -264,7 +264,8 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
         char message[1024] = "";
         dmlcheck_status s = b->api->execute(b->context, op, &bufs, message, sizeof message);
         if (s == DMLCHECK_UNSUPPORTED)
-            status = (err_set(err, "execute: %s", message), RUN_UNSUPPORTED);
+            status = (err_set(err, "execute: unsupported within the plug-in's claims: %s", message),
+                      RUN_UNSUPPORTED_CLAIMED);
         else if (s == DMLCHECK_OUT_OF_BOUNDS_WRITE)
             status = (err_set(err, "%s", message), RUN_OUT_OF_BOUNDS_WRITE);
         else if (s == DMLCHECK_INPUT_MODIFIED)
@@ -298,15 +299,23 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
     void *op = NULL;
     dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op, message,
                                        sizeof message);
+    /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
     if (s == DMLCHECK_UNSUPPORTED) {
-        err_set(err, "create: %s", message[0] ? message : "unsupported (no reason given)");
-        return RUN_UNSUPPORTED;
+        err_set(err, "create: unsupported, although the plug-in claims %s, %s inputs and level "
+                "%s: %s", op_table[c->op].name, dtype_name(c->input.type), fl_name(c->feature_level),
+                message[0] ? message : "(no reason given)");
+        return RUN_UNSUPPORTED_CLAIMED;
+    }
+    if (s == DMLCHECK_INVALID) {
+        /* The harness only sends descriptors DirectML accepts at the case's level. */
+        err_set(err, "create %s at feature level %s: refused as invalid, but DirectML accepts "
+                "this descriptor: %s", op_table[c->op].name, fl_name(c->feature_level),
+                message[0] ? message : "(no reason given)");
+        return RUN_REJECTED;
     }
     if (s != DMLCHECK_OK) {
-        /* The harness only sends descriptors DirectML accepts at the case's level. */
-        err_set(err, "create %s at feature level %s: %s: %s", op_table[c->op].name,
-                fl_name(c->feature_level), s == DMLCHECK_INVALID ? "refused as invalid, but DirectML "
-                "accepts this descriptor" : "failed", message[0] ? message : "(no message)");
+        err_set(err, "create %s at feature level %s failed: %s", op_table[c->op].name,
+                fl_name(c->feature_level), message[0] ? message : "(no message)");
         return RUN_BACKEND_ERROR;
     }
     run_status status = execute_guarded(b, op, c, opt, out, err);

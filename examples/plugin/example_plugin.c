@@ -10,7 +10,9 @@
  *     dmlcheck run --backend plugin:./libexample.so --types FLOAT32 --cases 2000
  *
  * Arguments (after the path, comma-separated): bug=ties, bug=padding or bug=crash plant a
- * classic implementation bug, so a first run shows what a failing report looks like:
+ * classic implementation bug, bug=refuse (5-D pooling refused as invalid) and
+ * bug=unsupported (rank-8 inputs unsupported) a gap in what the plug-in claims, so a first
+ * run shows what a failing report looks like:
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
  */
 #include <math.h>
@@ -23,7 +25,7 @@
 
 #define MAX_RANK 8
 
-typedef enum bug { BUG_NONE, BUG_TIES, BUG_PADDING, BUG_CRASH } bug;
+typedef enum bug { BUG_NONE, BUG_TIES, BUG_PADDING, BUG_CRASH, BUG_REFUSE, BUG_UNSUPPORTED } bug;
 
 typedef struct context {
     bug bug;
@@ -206,8 +208,13 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
             ctx->bug = BUG_PADDING;
         else if (!strcmp(args[i], "bug=crash"))
             ctx->bug = BUG_CRASH;
+        else if (!strcmp(args[i], "bug=refuse"))
+            ctx->bug = BUG_REFUSE;
+        else if (!strcmp(args[i], "bug=unsupported"))
+            ctx->bug = BUG_UNSUPPORTED;
         else {
-            snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash)", args[i]);
+            snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
+                     "bug=refuse, bug=unsupported)", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
@@ -234,7 +241,8 @@ static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilit
 static void example_info(void *context_in, dmlcheck_info *info)
 {
     const context *ctx = context_in;
-    static const char *const names[] = { "", " (bug=ties)", " (bug=padding)", " (bug=crash)" };
+    static const char *const names[] = { "", " (bug=ties)", " (bug=padding)", " (bug=crash)",
+                                         " (bug=refuse)", " (bug=unsupported)" };
     snprintf(info->platform, sizeof info->platform, "dmlcheck example plug-in%s", names[ctx->bug]);
     snprintf(info->device, sizeof info->device, "host CPU");
     snprintf(info->driver, sizeof info->driver, "1.0");
@@ -274,7 +282,7 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
                                       DML_FEATURE_LEVEL feature_level, void **op_out, char *message,
                                       size_t size)
 {
-    (void)context_in;
+    const context *ctx = context_in;
     (void)feature_level;
     op *o = calloc(1, sizeof *o);
     if (!o)
@@ -289,7 +297,11 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only ARGMIN, ARGMAX and MAX_POOLING1/2");
     if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32)
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs");
-    if (s == DMLCHECK_INVALID)
+    if (s == DMLCHECK_OK && ctx->bug == BUG_REFUSE && o->spatial == 3) /* the planted gaps */
+        s = fail(message, size, DMLCHECK_INVALID, "5-D pooling is not valid here");
+    if (s == DMLCHECK_OK && ctx->bug == BUG_UNSUPPORTED && o->in.rank == 8)
+        s = fail(message, size, DMLCHECK_UNSUPPORTED, "rank 8 is not supported");
+    if (s == DMLCHECK_INVALID && !message[0])
         snprintf(message, size, "a tensor is not a buffer tensor of rank 1 to 8, or the pooling "
                  "DimensionCount does not fit the input");
     if (s != DMLCHECK_OK) {

@@ -74,6 +74,14 @@ check "bug_crash_fails_the_run" rc_is 1
 check "bug_crash_is_named_crash" all_has "kind=crash"
 check "bug_crash_run_goes_on_to_the_end" out_has "1500 cases"
 
+# --- gaps in what a plug-in claims fail the run ---
+plugin_run ",bug=refuse" 1500
+check "refusing_a_valid_descriptor_fails" rc_is 1
+check "refusing_is_named_rejected_valid" all_has "kind=rejected_valid"
+plugin_run ",bug=unsupported" 1500
+check "unsupported_within_claims_fails" rc_is 1
+check "unsupported_within_claims_is_named_unsupported_required" all_has "kind=unsupported_required"
+
 # --- broken plug-ins are refused, naming the library ---
 run run --backend "plugin:$bad/libbad_plugin_no_entry.so" --cases 5 --db "$tmp/bad.sqlite"
 check "no_entry_symbol_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'libbad_plugin_no_entry.so: no symbol dmlcheck_plugin_entry' '$tmp/err'"
