@@ -35,6 +35,8 @@ typedef struct backend_info {
     char c_version[64];   /* OpenCL C version, or "" */
     char fp_config[128];  /* e.g. "denorm,inf_nan,round_to_nearest" */
     bool flushes_denormals; /* fp32 denormals may be flushed (no CL_FP_DENORM) */
+    bool validates;         /* checks descriptors as DirectML does, so it can be sent ones it
+                               must refuse (dml_case.must_reject); run then only creates */
 } backend_info;
 
 typedef struct backend backend; /* opaque, one per implementation */

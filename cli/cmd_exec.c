@@ -77,7 +77,7 @@ static void print_outputs(const exec_run *r, const dml_case *c, const check_answ
     /* Only these statuses come with outputs the backend wrote. */
     bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
         || a->status == RUN_INPUT_MODIFIED;
-    if (a->died != KIND_NONE || !wrote)
+    if (a->died != KIND_NONE || !wrote || c->must_reject) /* a refused case has no outputs */
         return;
     char *line = casefile_outputs_json(c, &a->outputs);
     FILE *out = r->out ? r->out : stdout;
@@ -128,7 +128,16 @@ int exec_case_file(const exec_run *r, const char *file)
         return EXIT_SETUP;
     }
     int rc;
-    if (!validate_case(&c, &err)) {
+    bool valid = validate_case(&c, &err);
+    if (c.must_reject && valid) {
+        /* The file claims DirectML refuses it; dmlcheck's rules say otherwise. */
+        fprintf(stderr, "%s: must_reject, but DirectML's rules (as dmlcheck knows them) accept it "
+                        "at %s\n", file, fl_name(c.feature_level));
+        print_replay(r, file);
+        rc = EXIT_SETUP;
+    } else if (c.must_reject) {
+        rc = run_case(r, file, &c); /* the backend must refuse it too */
+    } else if (!valid) {
         /* Without a level the validator's message already says "invalid at every level". */
         if (c.feature_level)
             fprintf(stderr, "%s: invalid at %s: %s\n", file, fl_name(c.feature_level), err.msg);

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
-        "                       [--max-elements N] [--nan-policy ignore|propagate]\n"
+        "                       [--max-elements N] [--reject-rate R] [--nan-policy ignore|propagate]\n"
         "                       [--db FILE] > case.json\n\n"
         "Writes case gN:SEED:INDEX as a case file with the reference's expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
@@ -57,8 +57,10 @@ int cmd_export(int argc, char **argv)
                  gen_layout_name(info.layout));
         free(k.comment);
         k.comment = strdup(comment);
-        ref_run(&k, &cfg.exec, &expected);
-        json = casefile_write(&k, &expected);
+        /* A descriptor that must be refused has no answer to write. */
+        if (!k.must_reject)
+            ref_run(&k, &cfg.exec, &expected);
+        json = casefile_write(&k, k.must_reject ? NULL : &expected);
         if (!json)
             fprintf(stderr, "dmlcheck export: out of memory writing the case file\n");
         else if (fputs(json, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0)

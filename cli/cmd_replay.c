@@ -32,7 +32,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: dmlcheck replay gN:SEED:INDEX [--backend NAME] [--device SEL] [--feature-level L]\n"
-        "                       [--ops LIST] [--types LIST] [--max-elements N]\n"
+        "                       [--ops LIST] [--types LIST] [--max-elements N] [--reject-rate R]\n"
         "                       [--nan-policy ignore|propagate] [--strict] [--case-timeout MS]\n"
         "                       [--db FILE]\n\n"
         "Regenerates case gN:SEED:INDEX (give the generator options the run used; every replay\n"
@@ -191,8 +191,9 @@ static int judge_and_show(const runner_options *o, uint64_t case_index, const dm
                           .rules = { .strict = o->strict, .device_flushes = binfo->flushes_denormals } };
     check_result res;
     check_judge(k, oracle, &a, &opt, &res);
-    print_outputs("reference", k, &oracle->expected);
-    bool ran = a.died == KIND_NONE && a.status == RUN_OK;
+    if (!k->must_reject) /* refused descriptors have no reference answer */
+        print_outputs("reference", k, &oracle->expected);
+    bool ran = a.died == KIND_NONE && a.status == RUN_OK && !k->must_reject;
     if (ran)
         print_outputs("backend  ", k, &a.outputs);
     if (ran && res.j.verdict != VERDICT_PASS)

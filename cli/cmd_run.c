@@ -30,7 +30,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
-        "                    [--strict] [--max-elements N] [--nan-policy ignore|propagate]\n"
+        "                    [--strict] [--max-elements N] [--reject-rate R]\n"
+        "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
         "compares bit-exactly and records every case in the results database.\n\n"
@@ -45,6 +46,9 @@ static void usage(FILE *f)
         "  --db FILE             results database (default dmlcheck.sqlite); runs append\n"
         "  --strict              judge the nan, denormal and padding_window classes too\n"
         "  --max-elements N      input element budget per case (default 4096)\n"
+        "  --reject-rate R       cases per thousand whose descriptor DirectML requires to be\n"
+        "                        refused (default 20; 0 for none): a backend that validates\n"
+        "                        passes by refusing them, a backend that does not skips them\n"
         "  --nan-policy P        NaN rule the reference follows (default ignore)\n"
         "  --dry-run             generate only; print the generator's coverage table\n"
         "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000)\n"
@@ -99,6 +103,7 @@ int cmd_run(int argc, char **argv)
         { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
         { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
         { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
+        { "reject-rate", required_argument, NULL, 0 },
         { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
         { "cases", required_argument, NULL, 'n' },   { "time", required_argument, NULL, 't' },
         { "seed", required_argument, NULL, 's' },    { "db", required_argument, NULL, 'd' },

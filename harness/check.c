@@ -29,6 +29,8 @@
 bool check_prepare(const dml_case *c, const exec_options *exec, check_oracle *o, dmlc_error *err)
 {
     memset(o, 0, sizeof *o);
+    if (c->must_reject) /* no answer exists: the descriptor must be refused */
+        return true;
     if (!case_outputs_alloc(&o->expected, c))
         return err_set(err, "out of memory for the reference outputs");
     /* Only fp32 denormals are ever flushed (SEMANTICS D6): other cases need no second answer. */
@@ -102,6 +104,13 @@ static bool guarded_outputs(const dml_case *c, check_buffers *buf, case_outputs 
     return o->output && (!c->indices.present || o->indices);
 }
 
+static bool backend_validates(const backend_vtable *vt, backend *b)
+{
+    backend_info info;
+    vt->info(b, &info);
+    return info.validates;
+}
+
 void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const exec_options *exec,
                check_buffers *buf, check_answer *a)
 {
@@ -114,6 +123,12 @@ void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const ex
     }
     memcpy(buf->input_copy, c->input_data, in_bytes);
     dmlc_error err = { "" };
+    if (c->must_reject && !backend_validates(vt, b)) {
+        a->status = RUN_UNSUPPORTED;
+        snprintf(a->message, sizeof a->message, "the backend does not check descriptors, so it is "
+                 "not sent ones it must refuse");
+        return;
+    }
     double t0 = now_us();
     a->status = vt->run(b, c, exec, &a->outputs, &err);
     a->time_us = now_us() - t0;
@@ -192,12 +207,34 @@ static void judge_file(const dml_case *c, const check_oracle *o, const case_outp
     }
 }
 
+/* A descriptor DirectML requires to be refused: refusing passes, running fails, a backend
+ * that cannot check descriptors skips; a crash or an error is still what it is. */
+static void judge_must_reject(const check_answer *a, check_result *r)
+{
+    snprintf(r->message, sizeof r->message, "%s", a->message);
+    if (a->died == KIND_NONE && a->status == RUN_REJECTED)
+        r->j = (judgement){ .verdict = VERDICT_PASS };
+    else if (a->died == KIND_NONE && a->status == RUN_OK) {
+        r->j = (judgement){ .verdict = VERDICT_FAIL, .kind = KIND_accepted_invalid };
+        snprintf(r->message, sizeof r->message, "the backend accepted a descriptor DirectML "
+                 "requires to be refused at this feature level");
+    } else if (a->died == KIND_NONE
+               && (a->status == RUN_UNSUPPORTED || a->status == RUN_UNSUPPORTED_CLAIMED))
+        r->j = (judgement){ .verdict = VERDICT_SKIP };
+    else
+        judge_status(a->status, a->died, &r->j);
+}
+
 void check_judge(const dml_case *c, const check_oracle *o, const check_answer *a,
                  const check_options *opt, check_result *r)
 {
     memset(r, 0, sizeof *r);
     r->classes = o->classes;
     r->status = a->status;
+    if (c->must_reject) {
+        judge_must_reject(a, r);
+        return;
+    }
     if (a->died != KIND_NONE || a->status != RUN_OK) {
         judge_status(a->status, a->died, &r->j);
         snprintf(r->message, sizeof r->message, "%s", a->message);

@@ -22,7 +22,7 @@
 #define MISMATCH_KINDS(X)                                                                    \
     X(wrong_index) X(tie_other_way) X(padding_selected) X(value_bits_differ)                  \
     X(nan_handling) X(out_of_bounds_write) X(input_modified) X(backend_error) X(crash) X(hang) \
-    X(rejected_valid) X(unsupported_required)
+    X(rejected_valid) X(unsupported_required) X(accepted_invalid)
 
 typedef enum mismatch_kind {
     KIND_NONE = 0,

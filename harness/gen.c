@@ -54,6 +54,7 @@ void gen_options_default(gen_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->max_elements = GEN_DEFAULT_MAX_ELEMENTS;
+    opt->reject_per_mille = GEN_DEFAULT_REJECT_PER_MILLE;
 }
 
 /* ---- Data types per operator and feature level --------------------------------------- */
@@ -136,7 +137,7 @@ static const unsigned dist_weights[GEN_DIST_COUNT] = {
     [GEN_DIST_uniform] = 6, [GEN_DIST_ties] = 5, [GEN_DIST_all_equal] = 2,
     [GEN_DIST_extreme_at_both_ends] = 4, [GEN_DIST_signed_zero] = 2, [GEN_DIST_inf] = 2,
     [GEN_DIST_nan_some] = 2, [GEN_DIST_nan_all] = 1, [GEN_DIST_denormal] = 2,
-    [GEN_DIST_int_extremes] = 3, [GEN_DIST_padding_window] = 1,
+    [GEN_DIST_int_extremes] = 3, [GEN_DIST_padding_window] = 1, [GEN_DIST_must_reject] = 0,
 };
 
 static gen_distribution draw_distribution(prng *p, const dml_case *c)
@@ -342,11 +343,17 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     case_module(c)->draw_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
     draw_layouts(&p, c, info);
     case_link(c);
-    c->input_data = malloc(case_tensor_bytes(&c->input));
+    bool reject = gen_reject_maybe(seed, index, opt, c);
+    /* A descriptor that must be refused is never computed: its input is zeros. */
+    c->input_data = reject ? calloc(1, case_tensor_bytes(&c->input) + 1)
+                           : malloc(case_tensor_bytes(&c->input));
     if (!c->input_data)
         return err_set(err, "out of memory for a %llu-byte input buffer",
                        (unsigned long long)case_tensor_bytes(&c->input));
-    gen_fill_input(&p, info->dist, c);
+    if (reject)
+        info->dist = GEN_DIST_must_reject;
+    else
+        gen_fill_input(&p, info->dist, c);
     return true;
 }
 
@@ -460,7 +467,8 @@ const char *gen_options_text(const gen_options *opt, char *buf, size_t size)
         budget = GEN_MAX_ELEMENTS_CAP;
     ops_text(opt->op_mask, ops, sizeof ops);
     types_text(opt->input_type_mask, types, sizeof types);
-    snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s",
-             opt->feature_level ? fl_name(opt->feature_level) : "any", budget, ops, types);
+    snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s reject-rate=%u",
+             opt->feature_level ? fl_name(opt->feature_level) : "any", budget, ops, types,
+             opt->reject_per_mille);
     return buf;
 }

@@ -20,7 +20,8 @@
 /* Value distributions (see README "Generator"), in the order reports list them. */
 #define GEN_DISTRIBUTIONS(X)                                                              \
     X(uniform) X(ties) X(all_equal) X(extreme_at_both_ends) X(signed_zero) X(inf)         \
-    X(nan_some) X(nan_all) X(denormal) X(int_extremes) X(padding_window)
+    X(nan_some) X(nan_all) X(denormal) X(int_extremes) X(padding_window)                 \
+    X(must_reject) /* never drawn as values: the label of a descriptor that must be refused */
 
 typedef enum gen_layout {
 #define X(name) GEN_LAYOUT_##name,
@@ -41,10 +42,15 @@ const char *gen_distribution_name(gen_distribution d);
 
 typedef struct gen_options {
     uint64_t max_elements;             /* input element budget per case; default 4096 */
+    /* Cases per thousand whose descriptor is broken so that DirectML requires refusing it at
+     * the case's level (dml_case.must_reject; default GEN_DEFAULT_REJECT_PER_MILLE). */
+    unsigned reject_per_mille;
     DML_FEATURE_LEVEL feature_level;   /* 0: draw among fl_tested */
     unsigned op_mask;                  /* bit (1u << op_id) per allowed op; 0: all */
     uint32_t input_type_mask;          /* bit (1u << DML_TENSOR_DATA_TYPE) per allowed input type; 0: all */
 } gen_options;
+
+#define GEN_DEFAULT_REJECT_PER_MILLE 20
 
 typedef struct gen_info {
     gen_layout layout;        /* the input's layout kind */
@@ -78,6 +84,10 @@ typedef struct gen_case_id {
 
 /* Room for the longest id: "g4294967295:" and two 20-digit numbers. */
 #define GEN_CASE_ID_SIZE 56
+/* gen_case's must-reject step (gen_reject.c): with probability reject_per_mille / 1000, from
+ * a stream of its own, breaks c (linked, no input buffer yet) into a descriptor the validator
+ * refuses at c->feature_level and sets c->must_reject.  True when it did. */
+bool gen_reject_maybe(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c);
 /* Parses "gN:SEED:INDEX" (N decimal, >= 1) or the legacy "SEED:INDEX" (version 0); SEED and
  * INDEX are decimal or 0x-hex.  False on anything else, id untouched. */
 bool gen_parse_case_id(const char *text, gen_case_id *id);

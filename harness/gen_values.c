@@ -184,6 +184,8 @@ bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_T
         return !dtype_is_float(t);
     case GEN_DIST_padding_window:
         return op_table[op].module->has_padding;
+    case GEN_DIST_must_reject:
+        return false; /* a label set by gen_case, never a drawn distribution */
     default:
         return dist < GEN_DIST_COUNT;
     }

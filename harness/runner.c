@@ -133,6 +133,12 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
         o->gen.max_elements = n;
         return true;
     }
+    if (!strcmp(name, "reject-rate")) {
+        if (!parse_u64_text(value, &n) || n > 1000)
+            return err_set(err, "--reject-rate wants cases per thousand, 0 to 1000, not '%s'", value);
+        o->gen.reject_per_mille = (unsigned)n;
+        return true;
+    }
     if (!strcmp(name, "nan-policy")) {
         if (!nan_policy_from_name(value, &o->nan))
             return err_set(err, "--nan-policy is 'ignore' or 'propagate', not '%s'", value);
@@ -159,6 +165,7 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
         { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
         { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
         { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
+        { "reject-rate", required_argument, NULL, 0 },
         { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
         { "case-timeout", required_argument, NULL, 0 }, { "help", no_argument, NULL, 'h' },
         { "db", required_argument, NULL, 'd' },      { 0, 0, 0, 0 },
@@ -248,6 +255,11 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
         replay_append_arg(buf, size, "--max-elements");
         replay_append_arg(buf, size, list);
     }
+    if (o->gen.reject_per_mille != def.reject_per_mille) {
+        snprintf(list, sizeof list, "%u", o->gen.reject_per_mille);
+        replay_append_arg(buf, size, "--reject-rate");
+        replay_append_arg(buf, size, list);
+    }
     if (o->nan != NAN_POLICY_IGNORE) {
         replay_append_arg(buf, size, "--nan-policy");
         replay_append_arg(buf, size, nan_policy_name(o->nan));
@@ -277,7 +289,7 @@ char *runner_options_json(const runner_options *o)
 {
     char seed[24], backend[RUNNER_BACKEND_TEXT];
     snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
-    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
+    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
                           "backend", o->backend ? runner_backend_text(o, backend, sizeof backend) : "?",
                           "device", o->device,
                           "seed", seed,
@@ -285,6 +297,7 @@ char *runner_options_json(const runner_options *o)
                           "ops", mask_json(o->gen.op_mask, 0),
                           "types", mask_json(0, o->gen.input_type_mask),
                           "max_elements", (json_int_t)o->gen.max_elements,
+                          "reject_per_mille", (json_int_t)o->gen.reject_per_mille,
                           "nan_policy", nan_policy_name(o->nan),
                           "strict", o->strict,
                           "cases", o->cases ? json_integer((json_int_t)o->cases) : json_null(),
@@ -835,6 +848,10 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
         gen_info info;
         if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
             return false;
+        if (c.must_reject) { /* smaller cases are valid ones: nothing smaller to refuse */
+            case_free(&c);
+            continue;
+        }
         shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind };
         /* Hangs cost the whole time limit per try: give them a small budget. */
         unsigned budget = s->kind == KIND_hang ? 6 : r->o->shrink_budget;
@@ -1099,7 +1116,7 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         tally_add(&t[T_DIST], gen_distribution_name(info.dist));
         tally_parameters(t, &used, &c);
         case_outputs out;
-        if (case_outputs_alloc(&out, &c)) {
+        if (!c.must_reject && case_outputs_alloc(&out, &c)) { /* refused cases have no classes */
             unsigned classes = ref_classify(&c, &exec, &out, NULL);
             tally_add(&t[T_CLASSES], classes & CASE_CLASS_NAN ? "nan" : "no_nan");
             tally_add(&t[T_CLASSES], classes & CASE_CLASS_DENORMAL ? "denormal" : "no_denormal");

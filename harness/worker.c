@@ -228,10 +228,13 @@ bool worker_generate(const worker_config *cfg, uint64_t index, dml_case *c, gen_
 {
     if (!gen_case(cfg->seed, index, &cfg->gen, c, info, err))
         return false;
-    if (!validate_case(c, err))
-        return err_prefix(err, "generated case %llu:%llu is invalid", (unsigned long long)cfg->seed,
-                          (unsigned long long)index);
-    return true;
+    /* The generator's promise, checked: valid, or refused when it says must_reject. */
+    if (c->must_reject ? !validate_case(c, NULL) : validate_case(c, err))
+        return true;
+    if (c->must_reject)
+        err_set(err, "drawn as must-reject, but the validator accepts it");
+    return err_prefix(err, "generated case %llu:%llu is invalid", (unsigned long long)cfg->seed,
+                      (unsigned long long)index);
 }
 
 /* ---- The parent --------------------------------------------------------------------- */

@@ -34,6 +34,9 @@ typedef struct case_tensor {
 typedef struct dml_case {
     op_id op;
     DML_FEATURE_LEVEL feature_level; /* 0: not given, use the lowest level where valid */
+    /* The descriptor is one DirectML requires to be refused at feature_level: a backend
+     * passes by refusing it (create -> INVALID), fails by running it (accepted_invalid). */
+    bool must_reject;
     case_tensor input, output, indices; /* indices: MAX_POOLING2's optional OutputIndicesTensor */
 
     /* ARGMIN / ARGMAX */

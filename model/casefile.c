@@ -622,7 +622,8 @@ static bool parse_feature_level(const json_t *v, DML_FEATURE_LEVEL *fl, dmlc_err
 
 /* Fields every case file may hold; the operator's module adds its own (op_module.h). */
 static const char *const common_fields[] = {
-    "op", "feature_level", "comment", "InputTensor", "OutputTensor", "input", "expected",
+    "op", "feature_level", "comment", "must_reject", "InputTensor", "OutputTensor", "input",
+    "expected",
 };
 #define COMMON_FIELD_COUNT (sizeof common_fields / sizeof common_fields[0])
 #define MAX_CASE_FIELDS 32
@@ -853,6 +854,14 @@ static bool parse_header(const json_t *root, dml_case *c, dmlc_error *err)
         return false;
     if ((v = json_object_get(root, "feature_level")) && !parse_feature_level(v, &c->feature_level, err))
         return false;
+    if ((v = json_object_get(root, "must_reject"))) {
+        if (!json_is_boolean(v))
+            return err_set(err, "must_reject: must be true or false, got %s", json_kind(v));
+        c->must_reject = json_is_true(v);
+        if (c->must_reject && !c->feature_level)
+            return err_set(err, "must_reject: needs a feature_level (a descriptor is refused at "
+                                "a level)");
+    }
     if ((v = json_object_get(root, "comment"))) {
         if (!json_is_string(v))
             return err_set(err, "comment: must be a string, got %s", json_kind(v));
@@ -879,6 +888,8 @@ static bool parse_root(const parser *p, const json_t *root, dml_case *c)
     if (!parse_operator_fields(root, c, p->err) || !parse_input(p, root, c)
         || !parse_expected(p, root, c))
         return false;
+    if (c->must_reject && (c->has_expected_output || c->has_expected_indices))
+        return err_set(p->err, "expected: a case that must be refused (must_reject) has no outputs");
     case_link(c);
     return true;
 }
@@ -1112,6 +1123,8 @@ char *casefile_write(const dml_case *c, const case_outputs *expected)
     }
     if (c->comment)
         failed |= json_object_set_new(root, "comment", json_string(c->comment));
+    if (c->must_reject)
+        failed |= json_object_set_new(root, "must_reject", json_true());
     failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
         | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
         | set_operator_fields(root, c)

@@ -119,6 +119,11 @@ struct op_module {
      * returns how many (at most max). */
     unsigned (*coverage_buckets)(const char **dims, const char **values, unsigned max);
 
+    /* Must-reject cases (harness/gen_reject.c): breaks one of the family's own rules in c
+     * (a repeated axis, a stride of 0, a window larger than the padded input...); false
+     * when it has none to break here.  The validator decides whether the result is refused. */
+    bool (*invalidate)(prng *p, dml_case *c);
+
     /* The parameters for a person, one line: "axes=[1,0] direction=DECREASING". */
     void (*describe)(const dml_case *c, char *buf, size_t size);
     /* The parameters as a JSON object text, stored with every case and read by reports:

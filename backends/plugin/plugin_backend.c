@@ -288,6 +288,21 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
     return status;
 }
 
+/* A descriptor that must be refused is only created, never run: refused is what DirectML
+ * does (RUN_REJECTED); created means accepted (RUN_OK, judged accepted_invalid). */
+static run_status must_reject_outcome(backend *b, dmlcheck_status s, void *op, const char *message,
+                                      dmlc_error *err)
+{
+    if (s == DMLCHECK_OK) {
+        b->api->destroy(b->context, op);
+        err_set(err, "create accepted it");
+        return RUN_OK;
+    }
+    err_set(err, "%s", message[0] ? message : "(no message)");
+    return s == DMLCHECK_INVALID ? RUN_REJECTED
+        : s == DMLCHECK_UNSUPPORTED ? RUN_UNSUPPORTED : RUN_BACKEND_ERROR;
+}
+
 run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
                              case_outputs *out, dmlc_error *err)
 {
@@ -299,6 +314,8 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
     void *op = NULL;
     dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op, message,
                                        sizeof message);
+    if (c->must_reject)
+        return must_reject_outcome(b, s, op, message, err);
     /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
     if (s == DMLCHECK_UNSUPPORTED) {
         err_set(err, "create: unsupported, although the plug-in claims %s, %s inputs and level "
@@ -337,6 +354,7 @@ void plugin_info(backend *b, backend_info *info)
     snprintf(info->c_version, sizeof info->c_version, "%s", b->info.runtime);
     snprintf(info->fp_config, sizeof info->fp_config, "%s", b->info.fp_config);
     info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
+    info->validates = b->caps.flags & DMLCHECK_CAP_VALIDATES;
 }
 
 const backend_vtable plugin_backend = {

@@ -68,6 +68,10 @@ typedef struct dmlcheck_capabilities {
 /* fp32 denormals may be flushed to zero: cases whose answer depends on that are judged
  * against the flushed-input answer too (docs/SEMANTICS.md D6). */
 #define DMLCHECK_CAP_FLUSHES_DENORMALS 0x1u
+/* create checks descriptors as DirectML does: dmlcheck then also sends descriptors DirectML
+ * requires to be refused at the given level, and expects DMLCHECK_INVALID for them (they are
+ * only created, never executed).  Without this flag such cases are skipped. */
+#define DMLCHECK_CAP_VALIDATES 0x2u
 
 /* Shown in run reports; empty strings are fine. */
 typedef struct dmlcheck_info {

@@ -261,6 +261,27 @@ static bool arg_reduce_simplify(const dml_case *c, unsigned k, dml_case *n)
     return true;
 }
 
+/* ---- Must-reject cases -------------------------------------------------------------------- */
+
+/* SEMANTICS D2: a repeated axis, an axis past the rank, or a direction that is neither. */
+static bool arg_reduce_invalidate(prng *p, dml_case *c)
+{
+    switch (prng_below(p, 3)) {
+    case 0:
+        if (c->axis_count >= c->input.rank)
+            return false;
+        c->axes[c->axis_count] = c->axes[0];
+        c->axis_count++;
+        return true;
+    case 1:
+        c->axes[prng_below(p, c->axis_count)] = c->input.rank + (UINT)prng_below(p, 3);
+        return true;
+    default:
+        c->direction = (DML_AXIS_DIRECTION)(2 + prng_below(p, 2));
+        return true;
+    }
+}
+
 /* ---- Text ------------------------------------------------------------------------------- */
 
 static const char *direction_name(DML_AXIS_DIRECTION d)
@@ -345,6 +366,7 @@ const op_module op_module_arg_reduce = {
     .channel_dims = false,
     .drop_dims = arg_reduce_drop_dims,
     .simplify = arg_reduce_simplify,
+    .invalidate = arg_reduce_invalidate,
     .coverage = arg_reduce_coverage,
     .coverage_buckets = arg_reduce_coverage_buckets,
     .describe = arg_reduce_describe,

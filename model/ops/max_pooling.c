@@ -97,7 +97,9 @@ static void pool_extent_of(const DML_MAX_POOLING2_OPERATOR_DESC *d, UINT in_size
     e->dilated = ((uint64_t)d->WindowSize[i] - 1) * d->Dilations[i] + 1;
     e->floor_size = e->ceil_size = 0;
     e->ceil_starts_in_end_padding = false;
-    if (e->dilated > e->padded)
+    /* No output: a window that does not fit, or a stride of 0 (an invalid descriptor, which
+     * coverage still describes). */
+    if (e->dilated > e->padded || d->Strides[i] == 0)
         return;
     uint64_t room = e->padded - e->dilated, stride = d->Strides[i];
     e->floor_size = room / stride + 1;
@@ -490,6 +492,28 @@ static bool max_pooling_simplify(const dml_case *c, unsigned k, dml_case *n)
     return true;
 }
 
+/* ---- Must-reject cases -------------------------------------------------------------------- */
+
+/* A stride or (MAX_POOLING2) dilation of 0, or a window wider than the padded input (D9). */
+static bool max_pooling_invalidate(prng *p, dml_case *c)
+{
+    unsigned s = (unsigned)prng_below(p, c->spatial_count);
+    switch (prng_below(p, 3)) {
+    case 0:
+        c->pool_strides[s] = 0;
+        return true;
+    case 1:
+        if (!(op_table[c->op].flags & OPF_DILATIONS))
+            return false;
+        c->dilations[s] = 0;
+        return true;
+    default:
+        c->window[s] = c->input.sizes[c->input.rank - c->spatial_count + s] + c->start_padding[s]
+            + c->end_padding[s] + 1;
+        return true;
+    }
+}
+
 /* ---- Coverage --------------------------------------------------------------------------- */
 
 /* "0" ... "3", "4-7", "8+": the size buckets of the largest window, stride, dilation. */
@@ -639,6 +663,7 @@ const op_module op_module_max_pooling = {
     .channel_dims = true,
     .drop_dims = max_pooling_drop_dims,
     .simplify = max_pooling_simplify,
+    .invalidate = max_pooling_invalidate,
     .coverage = max_pooling_coverage,
     .coverage_buckets = max_pooling_coverage_buckets,
     .describe = max_pooling_describe,

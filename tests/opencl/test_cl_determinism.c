@@ -172,6 +172,7 @@ static void check_generated(tap *t, backend *b, unsigned count)
 {
     gen_options gopt;
     gen_options_default(&gopt);
+    gopt.reject_per_mille = 0;
     for (unsigned i = 0; i < count; i++) {
         dml_case c;
         gen_info info;

@@ -82,6 +82,24 @@ plugin_run ",bug=unsupported" 1500
 check "unsupported_within_claims_fails" rc_is 1
 check "unsupported_within_claims_is_named_unsupported_required" all_has "kind=unsupported_required"
 
+# --- descriptors DirectML requires to be refused (must-reject cases) ---
+vlib=$bad/libvalidating_plugin.so
+run export g2:1:0 >/dev/null 2>&1   # case 1:0 of this generator is a must-reject case
+"$dmlcheck" export g2:1:0 >"$tmp/reject.json" 2>/dev/null
+check "export_writes_must_reject_cases" sh -c "grep -q '\"must_reject\": true' '$tmp/reject.json'"
+run exec --backend "plugin:$vlib,mode=refuse" "$tmp/reject.json"
+check "refusing_a_must_reject_descriptor_passes" rc_is 0
+run exec --backend "plugin:$vlib,mode=accept" "$tmp/reject.json"
+check "accepting_a_must_reject_descriptor_fails" sh -c "[ $(cat "$tmp/rc") = 1 ] && grep -q accepted_invalid '$tmp/err'"
+run exec --backend reference "$tmp/reject.json"
+check "a_backend_that_does_not_validate_skips_must_reject" sh -c "[ $(cat "$tmp/rc") = 0 ] && grep -q 'does not check descriptors' '$tmp/err'"
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$vlib,mode=accept" --reject-rate 1000 --cases 200 --seed 3 --db "$tmp/db.sqlite"
+check "run_names_accepted_invalid" sh -c "[ $(cat "$tmp/rc") = 1 ] && cat '$tmp/out' '$tmp/err' | grep -q 'kind=accepted_invalid'"
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$vlib,mode=refuse" --reject-rate 1000 --cases 200 --seed 3 --db "$tmp/db.sqlite"
+check "run_refusing_must_reject_never_accepted_invalid" sh -c "! cat '$tmp/out' '$tmp/err' | grep -q accepted_invalid && grep -q 'pass=' '$tmp/out'"
+
 # --- broken plug-ins are refused, naming the library ---
 run run --backend "plugin:$bad/libbad_plugin_no_entry.so" --cases 5 --db "$tmp/bad.sqlite"
 check "no_entry_symbol_refused" sh -c "[ $(cat "$tmp/rc") = 2 ] && grep -q 'libbad_plugin_no_entry.so: no symbol dmlcheck_plugin_entry' '$tmp/err'"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "casefile.h"
 #include "gen.h"
 #include "op_module.h"
 #include "reference.h"
@@ -113,6 +114,49 @@ static bool generate(uint64_t seed, uint64_t index, const gen_options *opt, dml_
     return false;
 }
 
+/* Must-reject cases: their share, each refused by the validator at its level (and every other
+ * case accepted), the rule kinds they break, and no effect on the cases that stay valid. */
+static void test_must_reject(tap *t)
+{
+    gen_options with, without;
+    gen_options_default(&with);
+    gen_options_default(&without);
+    without.reject_per_mille = 0;
+    unsigned n = 5000, rejected = 0, wrong = 0, changed = 0;
+    bool type = false, size = false, family = false;
+    for (uint64_t i = 0; i < n; i++) {
+        dml_case a, b;
+        gen_info ia, ib;
+        dmlc_error err = { "" };
+        if (!generate(31, i, &with, &a, &ia) || !generate(31, i, &without, &b, &ib))
+            return;
+        bool valid = validate_case(&a, &err);
+        wrong += a.must_reject == valid || (a.must_reject != (ia.dist == GEN_DIST_must_reject));
+        if (a.must_reject) {
+            rejected++;
+            type |= strstr(err.msg, "DataType") != NULL;
+            size |= strstr(err.msg, "Sizes[") != NULL;
+            family |= strstr(err.msg, "Axes") || strstr(err.msg, "AxisDirection")
+                      || strstr(err.msg, "Strides[") || strstr(err.msg, "Dilations[")
+                      || strstr(err.msg, "WindowSize[");
+        } else {
+            char *ta = casefile_write(&a, NULL), *tb = casefile_write(&b, NULL);
+            changed += !ta || !tb || strcmp(ta, tb);
+            free(ta);
+            free(tb);
+        }
+        case_free(&a);
+        case_free(&b);
+    }
+    tap_ok(t, rejected >= n / 100 && rejected <= 3 * n / 100,
+           "must-reject cases near 20 per thousand (%u of %u)", rejected, n);
+    tap_ok(t, wrong == 0, "must-reject cases are refused at their level, the others accepted (%u wrong)",
+           wrong);
+    tap_ok(t, type && size && family, "must-reject cases break types, sizes and family rules");
+    tap_ok(t, changed == 0, "cases that stay valid are drawn as without must-reject (%u changed)",
+           changed);
+}
+
 static void test_determinism(tap *t)
 {
     gen_options opt;
@@ -142,8 +186,8 @@ static void test_determinism(tap *t)
  * generator ON PURPOSE, update these two pins (run this test, copy the "got" lines) and say
  * so in the commit message. */
 #define GOLDEN_DESCRIPTION \
-    "ARGMAX 5_0 i32->u64 padded extreme_at_both_ends sizes{7} strides{2} out{1} axes{0} dir 0"
-#define GOLDEN_FINGERPRINT UINT64_C(0x8b4d818660035f1c)
+    "ARGMAX 5_0 i32->u64 padded must_reject sizes{7} strides{2} out{1} axes{1} dir 0"
+#define GOLDEN_FINGERPRINT UINT64_C(0x3c4e57e24afef528)
 
 static void test_golden(tap *t)
 {
@@ -479,6 +523,7 @@ static void test_coverage(tap *t)
 {
     gen_options opt;
     gen_options_default(&opt);
+    opt.reject_per_mille = 0; /* valid cases only: test_must_reject covers the others */
     coverage *cv = calloc(1, sizeof *cv);
     unsigned generated = 0;
     for (uint64_t i = 0; i < COVERAGE_CASES; i++) {
@@ -497,7 +542,8 @@ static void test_coverage(tap *t)
     tap_ok(t, cv->layout_wrong == 0, "every input layout has the recorded kind (%u wrong)", cv->layout_wrong);
     tap_ok(t, cv->dist_wrong == 0, "every distribution fits its values and type (%u wrong)", cv->dist_wrong);
     tap_ok(t, cv->over_budget == 0, "inputs within max_elements, outputs within 4x (%u over)", cv->over_budget);
-    tap_ok(t, all_nonzero(cv->dist, GEN_DIST_COUNT), "every distribution produced");
+    /* must_reject is a label, not drawn values: this run draws none (test_must_reject). */
+    tap_ok(t, all_nonzero(cv->dist, GEN_DIST_must_reject), "every distribution produced");
     tap_ok(t, all_nonzero(cv->layout, GEN_LAYOUT_COUNT), "every input layout kind produced");
     tap_ok(t, cv->out_layout[GEN_LAYOUT_padded] && cv->out_layout[GEN_LAYOUT_permuted]
                   && cv->out_layout[GEN_LAYOUT_oversized] && cv->out_layout[GEN_LAYOUT_packed],
@@ -534,7 +580,8 @@ static bool all_cases(const gen_options *opt, case_predicate pred, unsigned coun
         dmlc_error err;
         if (!generate(9, i, opt, &c, &info))
             return false;
-        bool ok = pred(&c) && validate_case(&c, &err);
+        /* Valid, or refused when drawn as must-reject (test_must_reject). */
+        bool ok = pred(&c) && (c.must_reject ? !validate_case(&c, NULL) : validate_case(&c, &err));
         case_free(&c);
         if (!ok) {
             tap_diag("case 9:%" PRIu64 " breaks the filter", i);
@@ -545,9 +592,10 @@ static bool all_cases(const gen_options *opt, case_predicate pred, unsigned coun
 }
 
 static bool is_argmin(const dml_case *c) { return c->op == OP_ARGMIN; }
+/* A 64-bit input at 3_0 is exactly what a must-reject case may be (its type break). */
 static bool is_fl_3_0_no_64bit_arg(const dml_case *c)
 {
-    return c->feature_level == DML_FEATURE_LEVEL_3_0 && dtype_size(c->input.type) < 8;
+    return c->feature_level == DML_FEATURE_LEVEL_3_0 && (c->must_reject || dtype_size(c->input.type) < 8);
 }
 static bool is_f16(const dml_case *c) { return c->input.type == DML_TENSOR_DATA_TYPE_FLOAT16; }
 static bool is_pool_2_1(const dml_case *c)
@@ -667,7 +715,7 @@ static void test_types_agree_with_validator(tap *t)
         gen_info info;
         if (!generate(5, i, &opt, &c, &info))
             break;
-        if (not_oversized(&c)) {
+        if (not_oversized(&c) && !c.must_reject) {
             agree = types_agree(&c);
             checked++;
         }
@@ -726,7 +774,7 @@ static void test_options_text(tap *t)
     char ta[GEN_OPTIONS_TEXT_SIZE], tb[GEN_OPTIONS_TEXT_SIZE];
     gen_options_default(&a);
     tap_ok(t, !strcmp(gen_options_text(&a, ta, sizeof ta),
-                      "feature-level=any max-elements=4096 ops=any types=any"),
+                      "feature-level=any max-elements=4096 ops=any types=any reject-rate=20"),
            "default options text: %s", ta);
     b = a;
     b.max_elements = 0; /* gen_case reads 0 as the default budget */
@@ -739,7 +787,8 @@ static void test_options_text(tap *t)
     b.input_type_mask = (1u << DML_TENSOR_DATA_TYPE_FLOAT16) | (1u << DML_TENSOR_DATA_TYPE_UINT8);
     b.max_elements = 100;
     gen_options_text(&b, tb, sizeof tb);
-    tap_ok(t, !strcmp(tb, "feature-level=4_1 max-elements=100 ops=argmin,max_pooling2 types=FLOAT16,UINT8"),
+    tap_ok(t, !strcmp(tb, "feature-level=4_1 max-elements=100 ops=argmin,max_pooling2 "
+                          "types=FLOAT16,UINT8 reject-rate=20"),
            "restricted options text: %s", tb);
 }
 
@@ -750,6 +799,7 @@ int main(void)
     test_parse_case_id(&t);
     test_options_text(&t);
     test_determinism(&t);
+    test_must_reject(&t);
     test_golden(&t);
     test_coverage(&t);
     test_filters(&t);

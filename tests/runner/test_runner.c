@@ -267,6 +267,7 @@ static void base_options(runner_options *o, const backend_vtable *b, const char 
     o->shrink_budget = 40;
     o->case_timeout_ms = 30000; /* generous: valgrind and a busy machine slow cases down */
     o->out = stderr;
+    o->gen.reject_per_mille = 0; /* computing cases only; must-reject ones: tests/plugin */
 }
 
 /* ---- Tests -------------------------------------------------------------------------- */

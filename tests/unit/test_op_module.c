@@ -19,7 +19,7 @@ static bool hooks_complete(const op_module *m)
         (const void *)m->check, (const void *)m->output_sizes, (const void *)m->input_of_index,
         (const void *)m->visit_deciders, (const void *)m->decider_ends, (const void *)m->draw_shape,
         (const void *)m->drop_dims, (const void *)m->simplify, (const void *)m->coverage,
-        (const void *)m->coverage_buckets,
+        (const void *)m->coverage_buckets, (const void *)m->invalidate,
         (const void *)m->describe, (const void *)m->params_json,
     };
     for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
