@@ -1,6 +1,6 @@
 /*
- * process_backend.c: the "process" backend.  `--backend process:'CMD ARGS'` runs CMD with
- * /bin/sh -c as ONE persistent child and speaks the framed protocol of docs/PROTOCOL.md
+ * process_backend.c: the "process" backend.  `--backend process:'CMD ARGS'` runs CMD (split
+ * into words like a shell without expansions, then execvp) as ONE persistent child and speaks the framed protocol of docs/PROTOCOL.md
  * (version 1) over a Unix socket that is the child's stdin and stdout; the child's stderr is
  * dmlcheck's.  Each case is one RUN frame (the descriptor in case-file field names and the
  * input bytes) answered by one OK, UNSUPPORTED, INVALID or ERROR frame.
@@ -61,8 +61,12 @@ typedef struct claims {
     bool flushes_denormals, packed;
 } claims;
 
+#define MAX_WORDS 256
+
 struct backend {
-    char *command;
+    char *command;                 /* as given, for messages */
+    char *words;                   /* owns the strings argv points into */
+    char *argv[MAX_WORDS + 1];
     char *device;
     unsigned timeout_ms;
     pid_t pid;                     /* <= 0: no child; the next case starts one */
@@ -155,42 +159,110 @@ static bool grow(backend *b, size_t n)
 
 /* ---- The child's life ---------------------------------------------------------------- */
 
-/* In the forked child: the socket becomes stdin and stdout, nothing else of ours stays open,
- * and the child leads its own process group (so one kill reaches what its shell started and
- * Ctrl-C reaches only dmlcheck, which decides) and dies with its parent (the worker). */
-static _Noreturn void exec_child(const char *command, int sock)
+/* Splits CMD into words the way a POSIX shell would if it did no expansion: blanks separate
+ * words; inside '...' every character is literal; inside "..." a backslash escapes " \ $ `
+ * and itself; elsewhere a backslash escapes the next character.  argv points into `buf`
+ * (strlen(cmd) + 1 bytes).  False with err for an unterminated quote or too many words. */
+static bool split_words(const char *cmd, char *buf, char **argv, size_t max, dmlc_error *err)
+{
+    size_t n = 0;
+    const char *p = cmd;
+    char *out = buf;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        if (n + 1 >= max)
+            return err_set(err, "more than %zu words", max - 1);
+        argv[n++] = out;
+        for (char quote = 0; *p && (quote || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
+            if (!quote && (*p == '\'' || *p == '"'))
+                quote = *p;
+            else if (quote && *p == quote)
+                quote = 0;
+            else if (*p == '\\' && quote != '\'' && p[1]
+                     && (!quote || strchr("\"\\$`", p[1])))
+                *out++ = *++p;
+            else
+                *out++ = *p;
+            if (quote && !p[1])
+                return err_set(err, "an unterminated %c quote", quote);
+        }
+        *out++ = 0;
+    }
+    argv[n] = NULL;
+    if (!n)
+        return err_set(err, "no command given (--backend process:'CMD ARGS')");
+    return true;
+}
+
+/* In the forked child: the socket becomes stdin and stdout, nothing else of ours stays open
+ * but the pipe that reports a failed exec (close-on-exec, so a successful one closes it), and
+ * the child leads its own process group (so one kill reaches whatever it starts, and Ctrl-C
+ * reaches only dmlcheck, which decides) and dies with its parent, the worker. */
+static _Noreturn void exec_child(char **argv, int sock, int report)
 {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (dup2(sock, 0) < 0 || dup2(sock, 1) < 0)
         _exit(127);
     for (int fd = 3; fd < 1024; fd++)
-        if (close(fd) < 0 && errno != EBADF)
-            break;
+        if (fd != report)
+            close(fd);
     struct sigaction dfl = { .sa_handler = SIG_DFL };
     sigaction(SIGINT, &dfl, NULL);
     sigaction(SIGTERM, &dfl, NULL);
     sigaction(SIGPIPE, &dfl, NULL);
-    execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(report, &e, sizeof e) < 0)
+        _exit(127);
     _exit(127);
+}
+
+/* The child's errno from a failed exec, or 0 once the exec succeeded (the pipe closed). */
+static int exec_outcome(int report)
+{
+    int e = 0;
+    ssize_t k;
+    do
+        k = read(report, &e, sizeof e);
+    while (k < 0 && errno == EINTR);
+    close(report);
+    return k == (ssize_t)sizeof e ? e : 0;
 }
 
 static bool spawn(backend *b, dmlc_error *err)
 {
-    int sv[2];
+    int sv[2], report[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return err_set(err, "cannot create a socket for the child: %s", strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    if (pipe2(report, O_CLOEXEC) < 0) {
         close(sv[0]);
         close(sv[1]);
-        return err_set(err, "cannot fork the child: %s", strerror(errno));
+        return err_set(err, "cannot create a pipe: %s", strerror(errno));
     }
+    fflush(NULL);
+    pid_t pid = fork();
     if (pid == 0)
-        exec_child(b->command, sv[1]);
-    setpgid(pid, pid); /* as the child does: whichever runs first, the group exists */
+        exec_child(b->argv, sv[1], report[1]);
     close(sv[1]);
+    close(report[1]);
+    if (pid < 0) {
+        int e = errno;
+        close(report[0]);
+        close(sv[0]);
+        return err_set(err, "cannot fork the child: %s", strerror(e));
+    }
+    int e = exec_outcome(report[0]);
+    if (e) {
+        close(sv[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            continue;
+        return err_set(err, "cannot run %s: %s", b->argv[0], strerror(e));
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first, the group exists */
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     b->pid = pid;
     b->fd = sv[0];
@@ -207,19 +279,21 @@ static void describe_status(int status, char *how, size_t size)
 }
 
 /* Ends the child: waits up to grace_ms for it to exit by itself, then kills its process
- * group.  *how (may be NULL) says how it ended when it ended by itself. */
-static void end_child(backend *b, unsigned grace_ms, char *how, size_t size)
+ * group.  True when it had ended by itself; *how (may be NULL) then says how. */
+static bool end_child(backend *b, unsigned grace_ms, char *how, size_t size)
 {
+    if (!grace_ms && b->pid > 0) /* before its socket closes, so it has nothing to complain of */
+        kill(-b->pid, SIGKILL);
     if (b->fd >= 0)
         close(b->fd);
     b->fd = -1;
     if (b->pid <= 0)
-        return;
+        return false;
     int status = 0;
     pid_t r = 0;
     for (double until = now_ms() + grace_ms; (r = waitpid(b->pid, &status, WNOHANG)) == 0 && now_ms() < until;)
         nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-    kill(-b->pid, SIGKILL); /* what its shell started, if it did not exec */
+    kill(-b->pid, SIGKILL); /* and whatever it started */
     if (r == 0) {
         kill(b->pid, SIGKILL);
         while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
@@ -230,6 +304,7 @@ static void end_child(backend *b, unsigned grace_ms, char *how, size_t size)
         describe_status(status, how, size);
     }
     b->pid = -1;
+    return r > 0;
 }
 
 /* ---- Frames ---------------------------------------------------------------------------- */
@@ -276,8 +351,11 @@ static bool frame_send(backend *b, uint32_t kind, json_t *j, const void *bin, ui
     free(text);
     if (r == 0)
         return err_set(err, "hang: the child read nothing for %u ms", b->timeout_ms);
-    if (r < 0)
-        return err_set(err, "the child stopped reading");
+    char how[128] = "closed its input";
+    if (r < 0) {
+        end_child(b, EXIT_GRACE_MS, how, sizeof how);
+        return err_set(err, "crash: the child stopped reading: %s", how);
+    }
     return true;
 }
 
@@ -582,8 +660,9 @@ static run_status take_reply(backend *b, const dml_case *c, uint64_t id, case_ou
     json_t *jid = json_object_get(f.json, "id");
     if (!json_is_integer(jid) || (uint64_t)json_integer_value(jid) != id) {
         breach = true;
-        err_set(err, "wrong frame order: a reply of kind %" PRIu32 " for id %s, but the request "
-                "in flight is %" PRIu64, f.kind, json_is_integer(jid) ? "another" : "(none)", id);
+        err_set(err, "wrong frame order: a reply of kind %" PRIu32 " with id %" JSON_INTEGER_FORMAT
+                "%s while request %" PRIu64 " is in flight", f.kind, json_integer_value(jid),
+                json_is_integer(jid) ? "" : " (none)", id);
     } else if (f.kind == FRAME_OK) {
         breach = !take_outputs(b, c, &f, out, deadline, err);
         s = breach ? RUN_BACKEND_ERROR : RUN_OK;
@@ -648,6 +727,7 @@ static void process_close(backend *b)
         shutdown(b->fd, SHUT_WR); /* end of input: a well-behaved child exits */
     end_child(b, 2000, NULL, 0);
     free(b->command);
+    free(b->words);
     free(b->device);
     free(b->scratch);
     free(b);
@@ -678,7 +758,12 @@ static backend *process_open(const char *device, const char *args, dmlc_error *e
     b->pid = -1;
     b->fd = -1;
     b->timeout_ms = timeout_from_env();
-    if (!start(b, err)) {
+    if (!(b->words = malloc(strlen(args) + 1))) {
+        err_set(err, "out of memory");
+        process_close(b);
+        return NULL;
+    }
+    if (!split_words(args, b->words, b->argv, MAX_WORDS + 1, err) || !start(b, err)) {
         err_prefix(err, "process '%s'", b->command);
         process_close(b);
         return NULL;
