@@ -9,6 +9,7 @@ packages=(
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers clinfo
   pocl-opencl-icd oclgrind
   libclang-rt-14-dev valgrind libxml2-utils git
+  python3 python3-numpy
 )
 # Optional extras a caller can ask for (e.g. DMLCHECK_EXTRA_PACKAGES=chromium for the
 # rendered-report test); left out by default because they are large.

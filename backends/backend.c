@@ -5,6 +5,7 @@
 
 extern const backend_vtable reference_backend;
 extern const backend_vtable plugin_backend;
+extern const backend_vtable process_backend;
 #ifdef DMLCHECK_HAVE_OPENCL
 extern const backend_vtable opencl_backend;
 #endif
@@ -15,6 +16,7 @@ const backend_vtable *const backend_registry[] = {
     &opencl_backend,
 #endif
     &plugin_backend,
+    &process_backend,
     NULL,
 };
 

@@ -1138,6 +1138,29 @@ char *casefile_write(const dml_case *c, const case_outputs *expected)
     return dump(root);
 }
 
+json_t *casefile_descriptor_json(const dml_case *c)
+{
+    if (c->op >= OP_COUNT)
+        return NULL;
+    json_t *root = json_object();
+    if (!root)
+        return NULL;
+    int failed = json_object_set_new(root, "op", json_string(op_table[c->op].name));
+    if (c->feature_level) {
+        const char *name = fl_name(c->feature_level);
+        failed |= json_object_set_new(root, "feature_level", strcmp(name, "?")
+                                      ? json_string(name) : json_integer(c->feature_level));
+    }
+    failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
+        | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
+        | set_operator_fields(root, c);
+    if (failed) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o)
 {
     return dump(outputs_json(c, o));

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "case.h"
 #include "error.h"
 
@@ -34,6 +36,11 @@ bool casefile_load(const char *path, dml_case *c, dmlc_error *err);
  * for bit.  Returns a malloc'd NUL-terminated string, or NULL on allocation failure or an
  * invalid c->op. */
 char *casefile_write(const dml_case *c, const case_outputs *expected);
+/* The descriptor part of casefile_write's object (op, feature_level, the tensors and the
+ * operator's fields, the same names and notation), without comment, values or expectations:
+ * what the out-of-process protocol sends (docs/PROTOCOL.md).  A new reference; NULL on
+ * allocation failure or an invalid c->op. */
+json_t *casefile_descriptor_json(const dml_case *c);
 /* {"output": [...], "indices": [...]} in case-file notation, one line, malloc'd. */
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o);
 

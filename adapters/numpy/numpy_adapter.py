@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""numpy_adapter: ARGMIN, ARGMAX, MAX_POOLING1 and MAX_POOLING2 written with numpy, served to
+dmlcheck over docs/PROTOCOL.md.  It maps each descriptor onto numpy as a user of numpy would,
+and reports whatever numpy computes; dmlcheck judges it.
+
+    dmlcheck exec --backend process:'python3 adapters/numpy/numpy_adapter.py' corpus/conformance/*/*.json
+    dmlcheck run --backend process:'python3 adapters/numpy/numpy_adapter.py --layout packed' --cases 2000
+
+--layout strided (the default) views dmlcheck's strided buffers directly with numpy strides, so
+stride handling is numpy's; --layout packed lets dmlcheck gather and scatter.
+
+The mappings (each checked by hand on the corpus; docs/SEMANTICS.md):
+  ARGMIN/ARGMAX  the reduced axes are moved to the end in ascending order and flattened, so
+                 np.argmax's flat index is D2's row-major position; DECREASING (last extreme,
+                 D3) is n - 1 - argmax of the reversed last axis.  NaN: numpy's argmax/argmin
+                 return the first NaN (the last, after the reversal): that is what is reported.
+  MAX_POOLING    every window tap is gathered (stride, dilation, padding; ceil sizes come from
+                 OutputTensor.Sizes); taps in padding or past the input's end are masked with
+                 the type's lowest value and can never be chosen (D7: a real lowest value
+                 wins over padding); np.argmax over the taps picks the first maximum in
+                 row-major window order, the smallest flat index (D3); the value is the chosen
+                 element's exact bits and the index is flat over the whole input.  A window
+                 wholly in padding has no element (numpy's max of nothing raises); DirectML
+                 leaves that output open (SEMANTICS D7, class padding_window), and the adapter
+                 writes the type's lowest value and an all-ones index there.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import dmlcheck_adapter as dml  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def dtype_of(t):
+    return np.dtype("<" + t.format)
+
+
+def as_array(t):
+    """A read-only numpy view of an input Tensor, honouring its element strides."""
+    flat = np.frombuffer(t.data, dtype=dtype_of(t), count=t.nbytes // t.itemsize)
+    return np.lib.stride_tricks.as_strided(flat, t.shape, [s * t.itemsize for s in t.strides],
+                                           writeable=False)
+
+
+def to_buffer(t, values):
+    """A buffer of t's size and layout holding `values` (shape t.shape) at t's strides."""
+    buf = bytearray(t.nbytes)
+    flat = np.frombuffer(buf, dtype=dtype_of(t), count=t.nbytes // t.itemsize)
+    view = np.lib.stride_tricks.as_strided(flat, t.shape, [s * t.itemsize for s in t.strides])
+    view[...] = values
+    return buf
+
+
+def arg_reduce(desc, tensors):
+    x = as_array(tensors["input"])
+    axes = sorted(desc["Axes"])
+    kept = [a for a in range(x.ndim) if a not in axes]
+    # SPEC D2: the index counts row-major over the reduced axes taken in ascending order.
+    y = np.transpose(x, kept + axes).reshape([x.shape[a] for a in kept] + [-1])
+    pick = np.argmin if desc["op"] == "ARGMIN" else np.argmax
+    if desc["AxisDirection"] == "DECREASING":  # SPEC D3: the last extreme element
+        idx = y.shape[-1] - 1 - pick(y[..., ::-1], axis=-1)
+    else:
+        idx = pick(y, axis=-1)
+    out = tensors["output"]
+    return {"output": to_buffer(out, idx.reshape(out.shape))}
+
+
+def window_taps(x_shape, out_shape, desc):
+    """For every output position and window tap: the input coordinates (one array per
+    spatial dimension, shape out_spatial + (taps,)) and whether the tap lies inside the input."""
+    k = len(desc["WindowSize"])
+    dil = desc.get("Dilations") or [1] * k
+    out_sp, in_sp = out_shape[2:], x_shape[2:]
+    o = np.indices(out_sp).reshape(k, -1)                       # (k, positions)
+    w = np.indices(desc["WindowSize"]).reshape(k, -1)           # (k, taps), row-major
+    coords, valid = [], np.ones((o.shape[1], w.shape[1]), dtype=bool)
+    for d in range(k):
+        c = (o[d][:, None] * desc["Strides"][d] - desc["StartPadding"][d]
+             + w[d][None, :] * dil[d])
+        valid &= (c >= 0) & (c < in_sp[d])
+        coords.append(np.clip(c, 0, in_sp[d] - 1))
+    return coords, valid
+
+
+def lowest(dt):
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+def max_pooling(desc, tensors):
+    x = as_array(tensors["input"])
+    out = tensors["output"]
+    n, c = x.shape[:2]
+    coords, valid = window_taps(x.shape, out.shape, desc)
+    empty = ~valid.any(axis=1)                                   # windows wholly in padding
+    flat_sp = np.ravel_multi_index(coords, x.shape[2:])          # (positions, taps)
+    vals = x.reshape(n, c, -1)[:, :, flat_sp]                    # (n, c, positions, taps)
+    masked = np.where(valid, vals, np.array(lowest(x.dtype), dtype=x.dtype))
+    tap = np.argmax(masked, axis=-1)                             # first maximum: D3
+    # SPEC D7: padding never wins.  A masked tap was chosen only when every real tap equals
+    # the lowest value, so the first real tap is the answer.
+    chosen_valid = np.take_along_axis(np.broadcast_to(valid, vals.shape), tap[..., None], -1)[..., 0]
+    tap = np.where(chosen_valid, tap, np.argmax(valid, axis=-1))
+    value = np.take_along_axis(vals, tap[..., None], -1)[..., 0]
+    # An empty window has no answer numpy could give; DirectML leaves it open (D7).
+    value = np.where(empty, np.array(lowest(x.dtype), dtype=x.dtype), value)
+    result = {"output": to_buffer(out, value.reshape(out.shape))}
+    if "indices" in tensors:
+        spatial = np.take_along_axis(np.broadcast_to(flat_sp, vals.shape), tap[..., None], -1)[..., 0]
+        plane = int(np.prod(x.shape[2:]))
+        base = (np.arange(n)[:, None, None] * c + np.arange(c)[None, :, None]) * plane
+        ind = tensors["indices"]
+        index = np.where(empty, np.iinfo(np.uint64).max, (base + spatial).astype(np.uint64))
+        result["indices"] = to_buffer(ind, index.reshape(ind.shape))
+    return result
+
+
+OPERATORS = {"ARGMIN": arg_reduce, "ARGMAX": arg_reduce,
+             "MAX_POOLING1": max_pooling, "MAX_POOLING2": max_pooling}
+
+
+def run(desc, tensors):
+    fn = OPERATORS.get(desc["op"])
+    if fn is None:
+        raise dml.Unsupported("numpy_adapter has no mapping for " + desc["op"])
+    return fn(desc, tensors)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--layout", choices=["strided", "packed"], default="strided")
+    a = p.parse_args()
+    dml.serve(run, name="numpy", version=np.__version__, operators=list(OPERATORS),
+              layout=a.layout, max_feature_level="6_4", platform="numpy (CPU)",
+              driver="python " + sys.version.split()[0])
+
+
+if __name__ == "__main__":
+    main()
