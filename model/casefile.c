@@ -1108,7 +1108,9 @@ static char *dump(json_t *root)
     return text;
 }
 
-char *casefile_write(const dml_case *c, const case_outputs *expected)
+/* The case's header and descriptor in case-file names: op, feature_level, comment (when
+ * given), must_reject, the tensors and the operator's fields.  NULL on failure. */
+static json_t *descriptor_root(const dml_case *c, const char *comment)
 {
     if (c->op >= OP_COUNT)
         return NULL;
@@ -1121,14 +1123,26 @@ char *casefile_write(const dml_case *c, const case_outputs *expected)
         failed |= json_object_set_new(root, "feature_level", strcmp(name, "?")
                                       ? json_string(name) : json_integer(c->feature_level));
     }
-    if (c->comment)
-        failed |= json_object_set_new(root, "comment", json_string(c->comment));
+    if (comment)
+        failed |= json_object_set_new(root, "comment", json_string(comment));
     if (c->must_reject)
         failed |= json_object_set_new(root, "must_reject", json_true());
     failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
         | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
-        | set_operator_fields(root, c)
-        | json_object_set_new(root, "input", values_json(&c->input, c->input_data, NULL));
+        | set_operator_fields(root, c);
+    if (failed) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+char *casefile_write(const dml_case *c, const case_outputs *expected)
+{
+    json_t *root = descriptor_root(c, c->comment);
+    if (!root)
+        return NULL;
+    int failed = json_object_set_new(root, "input", values_json(&c->input, c->input_data, NULL));
     if (expected || c->has_expected_output || c->has_expected_indices)
         failed |= json_object_set_new(root, "expected", outputs_json(c, expected));
     if (failed) {
@@ -1140,25 +1154,7 @@ char *casefile_write(const dml_case *c, const case_outputs *expected)
 
 json_t *casefile_descriptor_json(const dml_case *c)
 {
-    if (c->op >= OP_COUNT)
-        return NULL;
-    json_t *root = json_object();
-    if (!root)
-        return NULL;
-    int failed = json_object_set_new(root, "op", json_string(op_table[c->op].name));
-    if (c->feature_level) {
-        const char *name = fl_name(c->feature_level);
-        failed |= json_object_set_new(root, "feature_level", strcmp(name, "?")
-                                      ? json_string(name) : json_integer(c->feature_level));
-    }
-    failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
-        | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
-        | set_operator_fields(root, c);
-    if (failed) {
-        json_decref(root);
-        return NULL;
-    }
-    return root;
+    return descriptor_root(c, NULL);
 }
 
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o)
