@@ -36,8 +36,9 @@ bool casefile_load(const char *path, dml_case *c, dmlc_error *err);
  * for bit.  Returns a malloc'd NUL-terminated string, or NULL on allocation failure or an
  * invalid c->op. */
 char *casefile_write(const dml_case *c, const case_outputs *expected);
-/* The descriptor part of casefile_write's object (op, feature_level, must_reject, the tensors and the
- * operator's fields, the same names and notation), without comment, values or expectations:
+/* The descriptor part of casefile_write's object (op, feature_level, must_reject, the
+ * tensors and the operator's fields, the same names and notation), without comment, values
+ * or expectations:
  * what the out-of-process protocol sends (docs/PROTOCOL.md).  A new reference; NULL on
  * allocation failure or an invalid c->op. */
 json_t *casefile_descriptor_json(const dml_case *c);

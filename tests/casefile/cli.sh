@@ -5,37 +5,10 @@
 # Usage: cli.sh DMLCHECK DATA_DIR CORPUS_DIR.  Prints TAP.
 set -u
 dmlcheck=$1 data=$2 corpus=$3
-tmp=${TMPDIR:-/tmp}/dmlcheck-cli.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
+. "$(dirname "$0")/../lib/cli_tap.sh"
 
-# run ARGS...: runs dmlcheck, leaving stdout, stderr and the exit code in $tmp.
-run() {
-    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
 
-# check NAME CONDITION...: one TAP line; on failure shows what dmlcheck printed.
-check() {
-    name=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name"
-        sed 's/^/# stdout: /' "$tmp/out"
-        sed 's/^/# stderr: /' "$tmp/err"
-        echo "# exit code: $(cat "$tmp/rc")"
-    fi
-}
 
-rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
-out_is() { [ "$(cat "$tmp/out")" = "$1" ]; }
-err_has() { grep -qF -- "$1" "$tmp/err"; }
-out_has() { grep -qF -- "$1" "$tmp/out"; }
 
 spec1=$corpus/argmax/argmax_spec_example1_columns.json
 
@@ -119,5 +92,4 @@ else
     n=$((n + 1)); echo "ok $n - exec_corpus_valgrind_clean # SKIP no valgrind, or a sanitizer build"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -8,35 +8,10 @@
 # Usage: plugin_cli.sh DMLCHECK EXAMPLE_SO BAD_DIR SOURCE_ROOT BUILD_ROOT.  Prints TAP.
 set -u
 dmlcheck=$1 example=$2 bad=$3 src=$4 build=$5
-tmp=${TMPDIR:-/tmp}/dmlcheck-plugin.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
+. "$(dirname "$0")/../lib/cli_tap.sh"
 
-run() {
-    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
 
-check() {
-    name=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name"
-        tail -n 20 "$tmp/out" | sed 's/^/# stdout: /'
-        tail -n 20 "$tmp/err" | sed 's/^/# stderr: /'
-        echo "# exit code: $(cat "$tmp/rc")"
-    fi
-}
 
-rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
-err_has() { grep -qF -- "$1" "$tmp/err"; }
-out_has() { grep -qF -- "$1" "$tmp/out"; }
-all_has() { cat "$tmp/out" "$tmp/err" | grep -qF -- "$1"; }
 
 # A differential run of FLOAT32 cases on the plug-in with ARGS ("" or ",bug=...").
 plugin_run() {
@@ -151,5 +126,4 @@ else
     check "meson_install_to_destdir" false
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -11,10 +11,7 @@
 # Usage: process_cli.sh DMLCHECK SOURCE_ROOT.  Prints TAP.
 set -u
 dmlcheck=$1 src=$2
-tmp=${TMPDIR:-/tmp}/dmlcheck-process.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
+. "$(dirname "$0")/../lib/cli_tap.sh"
 echo_py=$src/tests/process/echo_adapter.py
 numpy_py=$src/adapters/numpy/numpy_adapter.py
 corpus=$src/corpus/conformance
@@ -29,35 +26,9 @@ for p in python3 /usr/bin/python3; do
 done
 echo_python=${py:-python3}
 
-run() {
-    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
 
-check() {
-    name=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name"
-        tail -n 20 "$tmp/out" | sed 's/^/# stdout: /'
-        tail -n 20 "$tmp/err" | sed 's/^/# stderr: /'
-        echo "# exit code: $(cat "$tmp/rc")"
-    fi
-}
 
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
 
-rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
-err_has() { grep -qF -- "$1" "$tmp/err"; }
-out_has() { grep -qF -- "$1" "$tmp/out"; }
-all_has() { cat "$tmp/out" "$tmp/err" | grep -qF -- "$1"; }
 # How many lines of stderr hold TEXT.
 err_count_is() { [ "$(grep -cF -- "$2" "$tmp/err")" = "$1" ]; }
 # The answer of an SQL query on the last run's database, when sqlite3 exists.
@@ -219,5 +190,4 @@ else
     skip "refused_child_valgrind_clean" "no valgrind, or a sanitizer build"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -7,35 +7,10 @@
 # Usage: replay_cli.sh DMLCHECK DATA_DIR [SQLITE3].  Prints TAP.
 set -u
 dmlcheck=$1 data=$2 sqlite3=${3:-}
-tmp=${TMPDIR:-/tmp}/dmlcheck-replay-cli.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
+. "$(dirname "$0")/../lib/cli_tap.sh"
 
-run() {
-    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
 
-check() {
-    name=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name"
-        sed 's/^/# stdout: /' "$tmp/out"
-        sed 's/^/# stderr: /' "$tmp/err"
-        echo "# exit code: $(cat "$tmp/rc")"
-    fi
-}
 
-rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
-err_has() { grep -qF -- "$1" "$tmp/err"; }
-out_has() { grep -qF -- "$1" "$tmp/out"; }
-err_empty() { [ ! -s "$tmp/err" ]; }
 
 db=$tmp/run.sqlite
 opts="--backend reference --ops argmax --max-elements 64"
@@ -101,5 +76,4 @@ else
     n=$((n + 1)); echo "ok $n - replay_db_version_1_run_refused # SKIP no sqlite3 program"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish
