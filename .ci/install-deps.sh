@@ -24,7 +24,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+  exec bash "$(dirname "$0")/install-adapters.sh"
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -32,3 +32,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "install-deps: installed ${missing[*]}"
+bash "$(dirname "$0")/install-adapters.sh"
