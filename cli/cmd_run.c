@@ -30,7 +30,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
-        "                    [--strict] [--max-elements N] [--reject-rate R]\n"
+        "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
@@ -49,6 +49,9 @@ static void usage(FILE *f)
         "  --reject-rate R       cases per thousand whose descriptor DirectML requires to be\n"
         "                        refused (default 20; 0 for none): a backend that validates\n"
         "                        passes by refusing them, a backend that does not skips them\n"
+        "  --inputs-per-desc K   K consecutive cases share one descriptor, each with its own\n"
+        "                        inputs (default 1): backends that compile per descriptor do\n"
+        "                        so once per K cases\n"
         "  --nan-policy P        NaN rule the reference follows (default ignore)\n"
         "  --dry-run             generate only; print the generator's coverage table\n"
         "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000)\n"
@@ -103,7 +106,7 @@ int cmd_run(int argc, char **argv)
         { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
         { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
         { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
-        { "reject-rate", required_argument, NULL, 0 },
+        { "reject-rate", required_argument, NULL, 0 }, { "inputs-per-desc", required_argument, NULL, 0 },
         { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
         { "cases", required_argument, NULL, 'n' },   { "time", required_argument, NULL, 't' },
         { "seed", required_argument, NULL, 's' },    { "db", required_argument, NULL, 'd' },

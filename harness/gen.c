@@ -27,6 +27,8 @@
 #include "prng.h"
 
 #define GEN_DEFAULT_MAX_ELEMENTS 4096
+/* The values' own stream when several cases share a descriptor ("values" in ASCII). */
+#define VALUES_STREAM UINT64_C(0x76616c756573)
 /* Larger budgets are clamped: keeps strides and spans far from UINT overflow. */
 #define GEN_MAX_ELEMENTS_CAP (1ull << 28)
 
@@ -55,6 +57,7 @@ void gen_options_default(gen_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->max_elements = GEN_DEFAULT_MAX_ELEMENTS;
     opt->reject_per_mille = GEN_DEFAULT_REJECT_PER_MILLE;
+    opt->inputs_per_desc = 1;
 }
 
 /* ---- Data types per operator and feature level --------------------------------------- */
@@ -332,7 +335,10 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     uint64_t budget = opt->max_elements ? opt->max_elements : GEN_DEFAULT_MAX_ELEMENTS;
     if (budget > GEN_MAX_ELEMENTS_CAP)
         budget = GEN_MAX_ELEMENTS_CAP;
-    prng_seed2(&p, seed, index);
+    /* The descriptor comes from the case's group; with one case per group (the default) the
+     * values continue on the same stream, as they always did. */
+    uint64_t per = opt->inputs_per_desc > 1 ? opt->inputs_per_desc : 1, group = index / per;
+    prng_seed2(&p, seed, group);
     case_init(c);
     if (!draw_op_and_level(&p, opt, c, err))
         return false;
@@ -343,7 +349,7 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     case_module(c)->draw_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
     draw_layouts(&p, c, info);
     case_link(c);
-    bool reject = gen_reject_maybe(seed, index, opt, c);
+    bool reject = gen_reject_maybe(seed, group, opt, c);
     /* A descriptor that must be refused is never computed: its input is zeros. */
     c->input_data = reject ? calloc(1, case_tensor_bytes(&c->input) + 1)
                            : malloc(case_tensor_bytes(&c->input));
@@ -352,8 +358,11 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
                        (unsigned long long)case_tensor_bytes(&c->input));
     if (reject)
         info->dist = GEN_DIST_must_reject;
-    else
+    else {
+        if (per > 1) /* the group's other cases: the same descriptor, inputs of their own */
+            prng_seed2(&p, seed ^ VALUES_STREAM, index);
         gen_fill_input(&p, info->dist, c);
+    }
     return true;
 }
 
@@ -467,8 +476,11 @@ const char *gen_options_text(const gen_options *opt, char *buf, size_t size)
         budget = GEN_MAX_ELEMENTS_CAP;
     ops_text(opt->op_mask, ops, sizeof ops);
     types_text(opt->input_type_mask, types, sizeof types);
-    snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s reject-rate=%u",
-             opt->feature_level ? fl_name(opt->feature_level) : "any", budget, ops, types,
-             opt->reject_per_mille);
+    int n = snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s "
+                     "reject-rate=%u", opt->feature_level ? fl_name(opt->feature_level) : "any",
+                     budget, ops, types, opt->reject_per_mille);
+    /* Written only when not 1, so the texts of runs before it stay what they were. */
+    if (opt->inputs_per_desc > 1 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " inputs-per-desc=%u", opt->inputs_per_desc);
     return buf;
 }

@@ -45,6 +45,10 @@ typedef struct gen_options {
     /* Cases per thousand whose descriptor is broken so that DirectML requires refusing it at
      * the case's level (dml_case.must_reject; default GEN_DEFAULT_REJECT_PER_MILLE). */
     unsigned reject_per_mille;
+    /* Consecutive cases sharing one descriptor, each with inputs of its own (1: every case
+     * its own descriptor).  Cases k*N ... k*N+N-1 share the descriptor of group k, so an
+     * implementation that compiles per descriptor compiles once per group. */
+    unsigned inputs_per_desc;
     DML_FEATURE_LEVEL feature_level;   /* 0: draw among fl_tested */
     unsigned op_mask;                  /* bit (1u << op_id) per allowed op; 0: all */
     uint32_t input_type_mask;          /* bit (1u << DML_TENSOR_DATA_TYPE) per allowed input type; 0: all */
@@ -85,9 +89,10 @@ typedef struct gen_case_id {
 /* Room for the longest id: "g4294967295:" and two 20-digit numbers. */
 #define GEN_CASE_ID_SIZE 56
 /* gen_case's must-reject step (gen_reject.c): with probability reject_per_mille / 1000, from
- * a stream of its own, breaks c (linked, no input buffer yet) into a descriptor the validator
+ * a stream of its own (per descriptor group: gen_options.inputs_per_desc), breaks c (linked,
+ * no input buffer yet) into a descriptor the validator
  * refuses at c->feature_level and sets c->must_reject.  True when it did. */
-bool gen_reject_maybe(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c);
+bool gen_reject_maybe(uint64_t seed, uint64_t group, const gen_options *opt, dml_case *c);
 /* Parses "gN:SEED:INDEX" (N decimal, >= 1) or the legacy "SEED:INDEX" (version 0); SEED and
  * INDEX are decimal or 0x-hex.  False on anything else, id untouched. */
 bool gen_parse_case_id(const char *text, gen_case_id *id);

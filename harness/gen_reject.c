@@ -54,10 +54,10 @@ static bool break_once(prng *p, const gen_options *opt, dml_case *c)
     }
 }
 
-bool gen_reject_maybe(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c)
+bool gen_reject_maybe(uint64_t seed, uint64_t group, const gen_options *opt, dml_case *c)
 {
     prng q;
-    prng_seed2(&q, seed ^ REJECT_STREAM, index);
+    prng_seed2(&q, seed ^ REJECT_STREAM, group);
     if (prng_below(&q, 1000) >= opt->reject_per_mille)
         return false;
     /* Before the input buffer exists, a plain copy holds the whole case. */

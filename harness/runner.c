@@ -133,6 +133,12 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
         o->gen.max_elements = n;
         return true;
     }
+    if (!strcmp(name, "inputs-per-desc")) {
+        if (!parse_u64_text(value, &n) || n < 1 || n > 1000000)
+            return err_set(err, "--inputs-per-desc wants a count from 1 to 1000000, not '%s'", value);
+        o->gen.inputs_per_desc = (unsigned)n;
+        return true;
+    }
     if (!strcmp(name, "reject-rate")) {
         if (!parse_u64_text(value, &n) || n > 1000)
             return err_set(err, "--reject-rate wants cases per thousand, 0 to 1000, not '%s'", value);
@@ -165,7 +171,7 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
         { "backend", required_argument, NULL, 0 },   { "device", required_argument, NULL, 0 },
         { "feature-level", required_argument, NULL, 0 }, { "ops", required_argument, NULL, 0 },
         { "types", required_argument, NULL, 0 },     { "max-elements", required_argument, NULL, 0 },
-        { "reject-rate", required_argument, NULL, 0 },
+        { "reject-rate", required_argument, NULL, 0 }, { "inputs-per-desc", required_argument, NULL, 0 },
         { "nan-policy", required_argument, NULL, 0 }, { "strict", no_argument, NULL, 0 },
         { "case-timeout", required_argument, NULL, 0 }, { "help", no_argument, NULL, 'h' },
         { "db", required_argument, NULL, 'd' },      { 0, 0, 0, 0 },
@@ -255,6 +261,11 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
         replay_append_arg(buf, size, "--max-elements");
         replay_append_arg(buf, size, list);
     }
+    if (o->gen.inputs_per_desc > 1) {
+        snprintf(list, sizeof list, "%u", o->gen.inputs_per_desc);
+        replay_append_arg(buf, size, "--inputs-per-desc");
+        replay_append_arg(buf, size, list);
+    }
     if (o->gen.reject_per_mille != def.reject_per_mille) {
         snprintf(list, sizeof list, "%u", o->gen.reject_per_mille);
         replay_append_arg(buf, size, "--reject-rate");
@@ -289,7 +300,7 @@ char *runner_options_json(const runner_options *o)
 {
     char seed[24], backend[RUNNER_BACKEND_TEXT];
     snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
-    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
+    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:I, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
                           "backend", o->backend ? runner_backend_text(o, backend, sizeof backend) : "?",
                           "device", o->device,
                           "seed", seed,
@@ -298,6 +309,7 @@ char *runner_options_json(const runner_options *o)
                           "types", mask_json(0, o->gen.input_type_mask),
                           "max_elements", (json_int_t)o->gen.max_elements,
                           "reject_per_mille", (json_int_t)o->gen.reject_per_mille,
+                          "inputs_per_desc", (json_int_t)o->gen.inputs_per_desc,
                           "nan_policy", nan_policy_name(o->nan),
                           "strict", o->strict,
                           "cases", o->cases ? json_integer((json_int_t)o->cases) : json_null(),

@@ -44,18 +44,23 @@ static void option_key(const char *p, char *buf, size_t size)
 }
 
 /* One "  --KEY: the run used X, this command gives Y" line per option whose value differs
- * between the stored text and ours (both gen_options_text, so the keys are the same). */
+ * between the stored text and ours.  A key may be in one text only (gen_options_text writes
+ * inputs-per-desc only when it is not 1), so both texts' keys are visited. */
 static void print_option_differences(const char *stored, const char *ours)
 {
-    for (const char *p = ours; *p; p += strcspn(p, " "), p += *p == ' ') {
-        char key[32], theirs[GEN_OPTIONS_TEXT_SIZE], mine[GEN_OPTIONS_TEXT_SIZE];
-        option_key(p, key, sizeof key);
-        option_value(stored, key, theirs, sizeof theirs);
-        option_value(ours, key, mine, sizeof mine);
-        if (strcmp(theirs, mine))
-            fprintf(stderr, "  --%s: the run used %s, this command gives %s\n", key,
-                    theirs[0] ? theirs : "(not recorded)", mine);
-    }
+    const char *texts[2] = { ours, stored };
+    for (int t = 0; t < 2; t++)
+        for (const char *p = texts[t]; *p; p += strcspn(p, " "), p += *p == ' ') {
+            char key[32], theirs[GEN_OPTIONS_TEXT_SIZE], mine[GEN_OPTIONS_TEXT_SIZE];
+            option_key(p, key, sizeof key);
+            option_value(stored, key, theirs, sizeof theirs);
+            option_value(ours, key, mine, sizeof mine);
+            if (t == 1 && mine[0]) /* seen from ours already */
+                continue;
+            if (strcmp(theirs, mine))
+                fprintf(stderr, "  --%s: the run used %s, this command gives %s\n", key,
+                        theirs[0] ? theirs : "(not recorded)", mine[0] ? mine : "the default");
+        }
 }
 
 /* o with its generator options replaced by the stored text's ("any" means not given).

@@ -10,6 +10,7 @@
  * guard bands around the outputs and the bytes of the input.
  */
 #include <dlfcn.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "plugin_backend.h"
 
+#include "casefile.h"
 #include "dtype.h"
 
 #define MAX_PLUGIN_ARGS 64
@@ -34,6 +36,10 @@ struct backend {
     const char *args[MAX_PLUGIN_ARGS + 1];
     dmlcheck_capabilities caps;
     dmlcheck_info info;
+    /* The last created operator and its descriptor (case-file JSON): consecutive cases with
+     * one descriptor (--inputs-per-desc) create it once. */
+    char *cached_desc;
+    void *cached_op;
 };
 
 /* Splits "PATH,k=v,k=v" (with_path) or "k=v,k=v" into b->path and b->args; --device
@@ -112,8 +118,19 @@ static bool check_api(backend *b, dmlc_error *err)
     return true;
 }
 
+static void drop_cached(backend *b)
+{
+    if (b->cached_op)
+        b->api->destroy(b->context, b->cached_op);
+    free(b->cached_desc);
+    b->cached_desc = NULL;
+    b->cached_op = NULL;
+}
+
 void plugin_close(backend *b)
 {
+    if (b->context && b->api)
+        drop_cached(b);
     if (b->context && b->api)
         b->api->close(b->context);
     if (b->library)
@@ -303,6 +320,30 @@ static run_status must_reject_outcome(backend *b, dmlcheck_status s, void *op, c
         : s == DMLCHECK_UNSUPPORTED ? RUN_UNSUPPORTED : RUN_BACKEND_ERROR;
 }
 
+/* The operator for c: the cached one when c has the last descriptor, else a new one (cached
+ * when created). */
+static dmlcheck_status operator_for(backend *b, const dml_case *c, void **op, char *message,
+                                    size_t size)
+{
+    json_t *dj = casefile_descriptor_json(c);
+    char *desc = dj ? json_dumps(dj, JSON_COMPACT) : NULL;
+    json_decref(dj);
+    if (desc && b->cached_desc && !strcmp(desc, b->cached_desc)) {
+        free(desc);
+        *op = b->cached_op;
+        return DMLCHECK_OK;
+    }
+    drop_cached(b);
+    dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, op, message, size);
+    if (s == DMLCHECK_OK) {
+        b->cached_op = *op;
+        b->cached_desc = desc; /* NULL (out of memory) only means no reuse */
+    } else {
+        free(desc);
+    }
+    return s;
+}
+
 run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
                              case_outputs *out, dmlc_error *err)
 {
@@ -311,11 +352,14 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
         err_set(err, "%s", why);
         return RUN_UNSUPPORTED;
     }
-    void *op = NULL;
-    dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op, message,
-                                       sizeof message);
-    if (c->must_reject)
+    if (c->must_reject) {
+        void *op = NULL;
+        dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op,
+                                           message, sizeof message);
         return must_reject_outcome(b, s, op, message, err);
+    }
+    void *op = NULL;
+    dmlcheck_status s = operator_for(b, c, &op, message, sizeof message);
     /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
     if (s == DMLCHECK_UNSUPPORTED) {
         err_set(err, "create: unsupported, although the plug-in claims %s, %s inputs and level "
@@ -335,9 +379,7 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
                 fl_name(c->feature_level), message[0] ? message : "(no message)");
         return RUN_BACKEND_ERROR;
     }
-    run_status status = execute_guarded(b, op, c, opt, out, err);
-    b->api->destroy(b->context, op);
-    return status;
+    return execute_guarded(b, op, c, opt, out, err);
 }
 
 void plugin_info(backend *b, backend_info *info)

@@ -14,9 +14,12 @@ dmlcheck=$1 example=$2 bad=$3 src=$4 build=$5
 
 
 # A differential run of FLOAT32 cases on the plug-in with ARGS ("" or ",bug=...").
-plugin_run() {
+plugin_run() { # plugin_run ARGS CASES [RUN OPTIONS...]
+    args=$1 cases=$2
+    shift 2
     rm -f "$tmp/db.sqlite"*
-    run run --backend "plugin:$example$1" --types FLOAT32 --cases "$2" --seed 11 --db "$tmp/db.sqlite"
+    run run --backend "plugin:$example$args" --types FLOAT32 --cases "$cases" --seed 11 \
+        --db "$tmp/db.sqlite" "$@"
 }
 
 # --- the example conforms ---
@@ -26,6 +29,10 @@ plugin_run "" 3000
 check "run_example_plugin_conforms" sh -c "[ $(cat "$tmp/rc") = 0 ] && grep -q 'fail=0' '$tmp/out'"
 check "run_records_the_plugin_as_the_backend" \
     sh -c "sqlite3 '$tmp/db.sqlite' 'SELECT backend FROM runs' 2>/dev/null | grep -qF 'plugin:$example' || ! command -v sqlite3 >/dev/null"
+
+# One created operator serves ten cases (--inputs-per-desc): still every answer right.
+plugin_run "" 3000 --inputs-per-desc 10
+check "inputs_per_desc_reuses_operators_correctly" sh -c "[ \$(cat '$tmp/rc') = 0 ] && grep -q 'fail=0' '$tmp/out'"
 
 # --- each planted bug is caught and named ---
 plugin_run ",bug=ties" 3000

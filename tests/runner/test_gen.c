@@ -7,6 +7,7 @@
  * NaN decisions, denormals that matter, directions told apart), case-id parsing, and a
  * golden pin of the first case of seed 1. */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,64 @@ static void test_must_reject(tap *t)
     tap_ok(t, type && size && family, "must-reject cases break types, sizes and family rules");
     tap_ok(t, changed == 0, "cases that stay valid are drawn as without must-reject (%u changed)",
            changed);
+}
+
+/* --inputs-per-desc K: K consecutive cases share a descriptor and differ in inputs; K = 1
+ * draws exactly the default cases. */
+static void test_inputs_per_desc(tap *t)
+{
+    gen_options one, five;
+    gen_options_default(&one);
+    gen_options_default(&five);
+    five.inputs_per_desc = 5;
+    one.inputs_per_desc = 1;
+    unsigned shared = 0, groups = 0, inputs_differ = 0, pairs = 0;
+    for (uint64_t g = 0; g < 40; g++) {
+        dml_case first;
+        gen_info info;
+        if (!generate(41, g * 5, &five, &first, &info))
+            return;
+        json_t *fj = casefile_descriptor_json(&first);
+        char *ft = fj ? json_dumps(fj, JSON_COMPACT) : NULL;
+        bool all_same = ft != NULL;
+        for (uint64_t k = 1; k < 5; k++) {
+            dml_case c;
+            if (!generate(41, g * 5 + k, &five, &c, &info))
+                return;
+            json_t *cj = casefile_descriptor_json(&c);
+            char *ct = cj ? json_dumps(cj, JSON_COMPACT) : NULL;
+            all_same &= ct && ft && !strcmp(ct, ft);
+            bool values = !first.must_reject && all_same;
+            pairs += values;
+            inputs_differ += values && memcmp(first.input_data, c.input_data,
+                                              case_tensor_bytes(&c.input)) != 0;
+            free(ct);
+            json_decref(cj);
+            case_free(&c);
+        }
+        shared += all_same;
+        groups++;
+        free(ft);
+        json_decref(fj);
+        case_free(&first);
+    }
+    tap_ok(t, shared == groups, "inputs-per-desc 5: each group of 5 shares its descriptor (%u of %u)",
+           shared, groups);
+    tap_ok(t, inputs_differ * 10 >= pairs * 8, "inputs-per-desc 5: the group's inputs differ (%u of %u)",
+           inputs_differ, pairs);
+    dml_case a, b;
+    gen_info ia, ib;
+    gen_options def;
+    gen_options_default(&def);
+    bool same = generate(41, 7, &one, &a, &ia) && generate(41, 7, &def, &b, &ib);
+    char *ta = same ? casefile_write(&a, NULL) : NULL, *tb = same ? casefile_write(&b, NULL) : NULL;
+    tap_ok(t, ta && tb && !strcmp(ta, tb), "inputs-per-desc 1 draws the default cases");
+    free(ta);
+    free(tb);
+    if (same) {
+        case_free(&a);
+        case_free(&b);
+    }
 }
 
 static void test_determinism(tap *t)
@@ -800,6 +859,7 @@ int main(void)
     test_options_text(&t);
     test_determinism(&t);
     test_must_reject(&t);
+    test_inputs_per_desc(&t);
     test_golden(&t);
     test_coverage(&t);
     test_filters(&t);
