@@ -127,10 +127,10 @@ exec_fault wrong_kind 1 "wrong frame order: a frame of kind 2 in reply to RUN" -
 exec_fault error 1 "the child's error: RuntimeError: echo_adapter --fault error" --fault error
 exec_fault invalid 1 "rejected_valid: refused as invalid at 3_0" --fault invalid
 exec_fault unsupported 1 "unsupported_required: unsupported within the child's claims" --fault unsupported
-DMLCHECK_PROCESS_TIMEOUT_MS=300 "$dmlcheck" exec --backend "process:$echo_python $echo_py --fault hang --every 2" \
+DMLCHECK_PROCESS_TIMEOUT_MS=3000 "$dmlcheck" exec --backend "process:$echo_python $echo_py --fault hang --every 2" \
     "$one" "$two" "$one" >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"
-check "exec_hang_times_out_per_case" err_count_is 1 "hang: no reply within 300 ms (DMLCHECK_PROCESS_TIMEOUT_MS)"
+check "exec_hang_times_out_per_case" err_count_is 1 "hang: no reply within 3000 ms (DMLCHECK_PROCESS_TIMEOUT_MS)"
 check "exec_hang_the_next_case_runs" sh -c "[ \$(grep -c output '$tmp/out') = 2 ]"
 
 # --- refused at the handshake: exit 2, naming the command ---
