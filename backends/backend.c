@@ -56,6 +56,8 @@ const char *run_status_name(run_status s)
     case RUN_INPUT_MODIFIED: return "input_modified";
     case RUN_REJECTED: return "rejected";
     case RUN_UNSUPPORTED_CLAIMED: return "unsupported_claimed";
+    case RUN_CRASHED: return "crashed";
+    case RUN_HUNG: return "hung";
     }
     return "?";
 }

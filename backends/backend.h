@@ -24,6 +24,11 @@ typedef enum run_status {
     /* The backend calls the case unsupported although it claims the operator, the input
      * type and the feature level (a plug-in's capabilities): a gap in what it claims. */
     RUN_UNSUPPORTED_CLAIMED,
+    /* What a backend that runs the implementation in a process of its own saw of it (the
+     * process protocol's child): it died, or it did not answer in time.  Recorded as the
+     * crash and hang kinds the worker's own death gets. */
+    RUN_CRASHED,
+    RUN_HUNG,
 } run_status;
 const char *run_status_name(run_status s);
 

@@ -290,6 +290,8 @@ void judge_status(run_status status, mismatch_kind crash_or_hang, judgement *j)
      * conformance at that level, so it fails (issue 10: a backend that skips every rank-8
      * case must not pass). */
     case RUN_UNSUPPORTED_CLAIMED: j->kind = KIND_unsupported_required; break;
+    case RUN_CRASHED: j->kind = KIND_crash; break;
+    case RUN_HUNG: j->kind = KIND_hang; break;
     }
 }
 

@@ -76,6 +76,9 @@ struct backend {
     claims caps;
     uint8_t *scratch;              /* packed input, then the reply's buffers */
     size_t scratch_cap;
+    /* What the last request's failure was: the child died or timed out (a RUN_CRASHED or
+     * RUN_HUNG for the case), or neither. */
+    enum { CHILD_FINE, CHILD_CRASHED, CHILD_HUNG } fault;
 };
 
 /* ---- Time and plain I/O with a deadline ---------------------------------------------- */
@@ -350,11 +353,14 @@ static bool frame_send(backend *b, uint32_t kind, json_t *j, const void *bin, ui
     if (r > 0 && bin_len)
         r = send_by(b->fd, bin, bin_len, deadline);
     free(text);
-    if (r == 0)
+    if (r == 0) {
+        b->fault = CHILD_HUNG;
         return err_set(err, "hang: the child read nothing for %u ms", b->timeout_ms);
+    }
     char how[128] = "closed its input";
     if (r < 0) {
         end_child(b, EXIT_GRACE_MS, how, sizeof how);
+        b->fault = CHILD_CRASHED;
         return err_set(err, "crash: the child stopped reading: %s", how);
     }
     return true;
@@ -370,10 +376,13 @@ typedef struct frame {
 /* A read that failed, worded: timed out, or the child died (how, once reaped). */
 static bool read_failed(backend *b, int r, const char *what, dmlc_error *err)
 {
-    if (r == 0)
+    if (r == 0) {
+        b->fault = CHILD_HUNG;
         return err_set(err, "hang: no %s within %u ms (%s)", what, b->timeout_ms, TIMEOUT_ENV);
+    }
     char how[128] = "closed its output";
     end_child(b, EXIT_GRACE_MS, how, sizeof how);
+    b->fault = CHILD_CRASHED;
     return err_set(err, "crash: the child died before its %s: %s", what, how);
 }
 
@@ -714,10 +723,13 @@ static run_status process_run(backend *b, const dml_case *c, const exec_options 
     double deadline = now_ms() + b->timeout_ms;
     uint64_t id = b->next_id++;
     run_status s = RUN_BACKEND_ERROR;
+    b->fault = CHILD_FINE;
     if (send_request(b, c, opt, id, deadline, err))
         s = take_reply(b, c, id, out, deadline, err);
     else
         end_child(b, 0, NULL, 0);
+    if (s == RUN_BACKEND_ERROR && b->fault != CHILD_FINE)
+        s = b->fault == CHILD_CRASHED ? RUN_CRASHED : RUN_HUNG;
     if (b->pid <= 0)
         note_restart(err);
     return s;

@@ -78,7 +78,7 @@ check "crash_run_goes_on_to_the_end" out_has "100 cases in"
 check "crash_names_the_signal" all_has "crash: the child died before its reply: killed by signal 11"
 if [ -n "$have_sqlite" ]; then
     check "crash_costs_exactly_its_cases" \
-        sql_is 14 "SELECT count(*) FROM results WHERE kind='backend_error' AND detail LIKE 'crash:%signal 11%'"
+        sql_is 14 "SELECT count(*) FROM results WHERE kind='crash' AND detail LIKE 'crash:%signal 11%'"
     check "strided_child_recorded_as_strided" \
         sql_is 1 "SELECT count(*) FROM devices WHERE fp_config = 'process protocol 1, strided buffers'"
 else
