@@ -53,6 +53,39 @@ bool case_copy(dml_case *dst, const dml_case *src)
     return ok;
 }
 
+static bool same_uints(const UINT *a, const UINT *b, UINT n)
+{
+    return !memcmp(a, b, n * sizeof *a);
+}
+
+static bool same_tensor(const case_tensor *a, const case_tensor *b)
+{
+    if (a->present != b->present)
+        return false;
+    if (!a->present)
+        return true;
+    return a->type == b->type && a->rank == b->rank && a->rank <= DML_MAX_RANK
+        && same_uints(a->sizes, b->sizes, a->rank) && a->has_strides == b->has_strides
+        && (!a->has_strides || same_uints(a->strides, b->strides, a->rank))
+        && case_tensor_bytes(a) == case_tensor_bytes(b) && a->base_alignment == b->base_alignment
+        && a->flags == b->flags;
+}
+
+bool case_same_descriptor(const dml_case *a, const dml_case *b)
+{
+    return a->op == b->op && a->feature_level == b->feature_level
+        && a->must_reject == b->must_reject && same_tensor(&a->input, &b->input)
+        && same_tensor(&a->output, &b->output) && same_tensor(&a->indices, &b->indices)
+        && a->axis_count == b->axis_count && a->axis_count <= DML_MAX_RANK
+        && same_uints(a->axes, b->axes, a->axis_count) && a->direction == b->direction
+        && a->spatial_count == b->spatial_count && a->spatial_count <= DML_MAX_SPATIAL
+        && same_uints(a->pool_strides, b->pool_strides, a->spatial_count)
+        && same_uints(a->window, b->window, a->spatial_count)
+        && same_uints(a->start_padding, b->start_padding, a->spatial_count)
+        && same_uints(a->end_padding, b->end_padding, a->spatial_count)
+        && same_uints(a->dilations, b->dilations, a->spatial_count);
+}
+
 void case_tensor_set(case_tensor *t, DML_TENSOR_DATA_TYPE type, unsigned rank, const UINT *sizes,
                      const UINT *strides)
 {

@@ -79,6 +79,10 @@ void case_init(dml_case *c);
 void case_free(dml_case *c);
 /* Deep copy; dst must be initialised or freed.  False only on allocation failure. */
 bool case_copy(dml_case *dst, const dml_case *src);
+/* True when a and b describe the same operator descriptor at the same feature level (values,
+ * expected outputs and comments aside).  Exact but conservative: fields an operator does not
+ * use are compared too, so a difference there only costs a reuse. */
+bool case_same_descriptor(const dml_case *a, const dml_case *b);
 /* Rebuilds every DML pointer from the plain fields (TotalTensorSizeInBytes is the computed
  * size where has_total_bytes is false). */
 void case_link(dml_case *c);

@@ -10,7 +10,6 @@
  * guard bands around the outputs and the bytes of the input.
  */
 #include <dlfcn.h>
-#include <jansson.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +17,6 @@
 
 #include "plugin_backend.h"
 
-#include "casefile.h"
 #include "dtype.h"
 
 #define MAX_PLUGIN_ARGS 64
@@ -36,9 +34,9 @@ struct backend {
     const char *args[MAX_PLUGIN_ARGS + 1];
     dmlcheck_capabilities caps;
     dmlcheck_info info;
-    /* The last created operator and its descriptor (case-file JSON): consecutive cases with
-     * one descriptor (--inputs-per-desc) create it once. */
-    char *cached_desc;
+    /* The last created operator and the case it was created for (its descriptor fields only:
+     * no values): consecutive cases with one descriptor (--inputs-per-desc) create it once. */
+    dml_case cached_case;
     void *cached_op;
 };
 
@@ -122,8 +120,6 @@ static void drop_cached(backend *b)
 {
     if (b->cached_op)
         b->api->destroy(b->context, b->cached_op);
-    free(b->cached_desc);
-    b->cached_desc = NULL;
     b->cached_op = NULL;
 }
 
@@ -325,11 +321,7 @@ static run_status must_reject_outcome(backend *b, dmlcheck_status s, void *op, c
 static dmlcheck_status operator_for(backend *b, const dml_case *c, void **op, char *message,
                                     size_t size)
 {
-    json_t *dj = casefile_descriptor_json(c);
-    char *desc = dj ? json_dumps(dj, JSON_COMPACT) : NULL;
-    json_decref(dj);
-    if (desc && b->cached_desc && !strcmp(desc, b->cached_desc)) {
-        free(desc);
+    if (b->cached_op && case_same_descriptor(c, &b->cached_case)) {
         *op = b->cached_op;
         return DMLCHECK_OK;
     }
@@ -337,9 +329,12 @@ static dmlcheck_status operator_for(backend *b, const dml_case *c, void **op, ch
     dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, op, message, size);
     if (s == DMLCHECK_OK) {
         b->cached_op = *op;
-        b->cached_desc = desc; /* NULL (out of memory) only means no reuse */
-    } else {
-        free(desc);
+        /* A copy of the fields alone: the buffers stay the caller's. */
+        b->cached_case = *c;
+        b->cached_case.input_data = NULL;
+        b->cached_case.expected_output = b->cached_case.expected_indices = NULL;
+        b->cached_case.comment = NULL;
+        case_link(&b->cached_case);
     }
     return s;
 }
