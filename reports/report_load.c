@@ -23,6 +23,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "replay.h"
 #include "store.h"
 
 /* The newest schema this binary understands: the one its store writes. */
@@ -277,30 +278,28 @@ static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dm
  * the replay's arguments after the case id without --backend/--device, which export lacks. */
 static char *generator_args(const char *replay)
 {
-    char *copy = report_strdup(replay), *out = calloc(1, strlen(replay) + 1);
-    if (!copy || !out) {
-        free(copy);
-        free(out);
-        return NULL;
-    }
-    char *save = NULL;
-    bool after_id = false;
-    for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        if (!after_id) {
-            after_id = strchr(tok, ':') != NULL;
+    char **words;
+    size_t count;
+    if (!replay_split_args(replay, &words, &count))
+        return report_strdup(""); /* not a line the runner wrote: no options to carry */
+    /* Re-quoting can lengthen a word at most fourfold (each ' becomes '\''). */
+    size_t size = 4 * strlen(replay) + 16;
+    char *out = calloc(1, size);
+    size_t i = 0;
+    while (i < count && !strchr(words[i], ':')) /* "dmlcheck replay" up to the case id */
+        i++;
+    for (i++; out && i < count; i++) {
+        if (!strcmp(words[i], "--backend") || !strcmp(words[i], "--device")) {
+            i++;
             continue;
         }
-        if (!strcmp(tok, "--backend") || !strcmp(tok, "--device")) {
-            strtok_r(NULL, " ", &save);
+        if (!strncmp(words[i], "--backend=", 10) || !strncmp(words[i], "--device=", 9))
             continue;
-        }
-        if (!strncmp(tok, "--backend=", 10) || !strncmp(tok, "--device=", 9))
-            continue;
-        if (out[0])
-            strcat(out, " ");
-        strcat(out, tok);
+        replay_append_arg(out, size, words[i]);
     }
-    free(copy);
+    free(words);
+    if (out && out[0] == ' ')
+        memmove(out, out + 1, strlen(out));
     return out;
 }
 

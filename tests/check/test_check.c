@@ -397,6 +397,36 @@ static void test_runner_lines(tap *t)
     }
 }
 
+/* replay_split_args reads back every word replay_append_arg writes, and a shell's quoting. */
+static void test_replay_words(tap *t)
+{
+    static const char *const words[] = {
+        "plain", "with space", "it's", "$(touch /tmp/x)", "a\"b", "back\\slash", "",
+        "tab\there", "line\nbreak", "'", "''", "Intel(R) Xeon", "process:python3 'x y'.py",
+    };
+    size_t n = sizeof words / sizeof words[0];
+    char line[1024] = "dmlcheck";
+    for (size_t i = 0; i < n; i++)
+        replay_append_arg(line, sizeof line, words[i]);
+    char **back = NULL;
+    size_t count = 0;
+    bool ok = replay_split_args(line, &back, &count) && count == n + 1 && !back[n + 1];
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !strcmp(back[i + 1], words[i]);
+    tap_ok(t, ok, "replay_split_args_reads_back_every_quoted_word: %s", line);
+    free(back);
+    back = NULL;
+
+    ok = replay_split_args("a\\ b \"c \\\"d\\\" \\x\"  'e'f\"g\"", &back, &count) && count == 3
+        && !strcmp(back[0], "a b") && !strcmp(back[1], "c \"d\" \\x") && !strcmp(back[2], "efg");
+    tap_ok(t, ok, "replay_split_args_follows_backslashes_and_double_quotes");
+    if (ok)
+        free(back);
+    tap_ok(t, !replay_split_args("run 'open", &back, &count)
+           && !replay_split_args("run \"open", &back, &count),
+           "replay_split_args_refuses_an_unterminated_quote");
+}
+
 int main(void)
 {
     tap t;
@@ -407,5 +437,6 @@ int main(void)
     test_case_file(&t);
     test_explanation(&t);
     test_runner_lines(&t);
+    test_replay_words(&t);
     return tap_done(&t);
 }
