@@ -115,13 +115,13 @@ def max_pooling(desc, tensors):
     floor_out = [(i + s + e - dk) // st + 1 for i, s, e, dk, st in zip(in_sp, start, end, dilated, strides)]
     ceil_mode = any(o > f for o, f in zip(out_sp, floor_out))
 
-    torch_pad, pad_start, pad_end = [], [], []
+    torch_pad, pad_start, pad_end, inexact = [], [], [], None
     for d in range(k):
         if start[d] <= window[d] // 2:       # PyTorch: "pad should be at most half of kernel size"
             p, fs = start[d], 0
         else:
             if want_indices and bool((x == lowest(x.dtype)).any()):
-                raise dml.Unsupported(
+                inexact = (
                     "StartPadding %d exceeds half the window (%d) in spatial dimension %d, which "
                     "PyTorch's max_pool padding cannot express; padding with %s by F.pad would "
                     "let a pad win a tie with a real %s in the input, so its indices would not "
@@ -149,17 +149,24 @@ def max_pooling(desc, tensors):
         if "not implemented for" in str(e):   # e.g. '"max_pool2d" not implemented for 'Half''
             raise dml.Unsupported("PyTorch %s CPU: %s" % (VERSION, e)) from e
         raise
+    if inexact:   # after the call, so that a type PyTorch cannot pool says so first
+        raise dml.Unsupported(inexact)
     value, index = r if want_indices else (r, None)
     crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)
     result = {"output": to_buffer(out, value[crop].numpy())}
     if want_indices:
         # PyTorch: flat over the F.padded spatial plane of one (n, c); DirectML: flat over the
         # whole unpadded input.
+        # A window with no element inside the input (SEMANTICS D7, class padding_window) gets
+        # an index PyTorch computed from its clipped bounds, which may lie past its plane: that
+        # one is passed on unmapped.
         idx = index[crop].numpy().astype(np.int64)
-        coords = np.unravel_index(idx, xp.shape[2:]) if idx.size else [idx] * k
+        inside = idx < int(np.prod(xp.shape[2:]))
+        coords = np.unravel_index(np.where(inside, idx, 0), xp.shape[2:])
         spatial = np.zeros_like(idx)
         for d in range(k):
             spatial = spatial * in_sp[d] + (coords[d] - pad_start[d])
+        spatial = np.where(inside, spatial, idx)
         n, c = x.shape[:2]
         plane = int(np.prod(in_sp))
         base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * plane
