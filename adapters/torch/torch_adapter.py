@@ -12,7 +12,8 @@ PyTorch handles the strides (transposed, gapped and broadcast layouts reach its 
 non-contiguous tensors, channels-last ones take its channels-last pooling kernel).
 
 The mappings (docs/SEMANTICS.md):
-  ARGMIN/ARGMAX  permute the reduced axes to the end in ascending order and reshape them into
+  ARGMIN/ARGMAX  one axis: torch.argmax/argmin(x, dim) on the strided view itself.  Several:
+                 permute the reduced axes to the end in ascending order and reshape them into
                  one, so torch.argmax/argmin's index is D2's row-major position.  INCREASING is
                  torch's own tie rule (first occurrence).  DECREASING (D3: the last extreme) flips
                  the flattened axis and maps the index back: n - 1 - i.
@@ -75,14 +76,18 @@ def to_buffer(t, values):
 def arg_reduce(desc, tensors):
     x = as_tensor(tensors["input"])
     axes = sorted(desc["Axes"])
-    kept = [a for a in range(x.dim()) if a not in axes]
-    # SPEC D2: the index counts row-major over the reduced axes taken in ascending order.
-    y = x.permute(kept + axes).reshape([x.shape[a] for a in kept] + [-1])
     pick = torch.argmin if desc["op"] == "ARGMIN" else torch.argmax
-    if desc["AxisDirection"] == "DECREASING":  # SPEC D3: the last extreme element
-        idx = (y.shape[-1] - 1) - pick(y.flip(-1), dim=-1)
+    if len(axes) == 1:
+        # One axis: reduced in place on the strided view (PyTorch's own stride handling).
+        y, dim = x, axes[0]
     else:
-        idx = pick(y, dim=-1)
+        # SPEC D2: the index counts row-major over the reduced axes taken in ascending order.
+        kept = [a for a in range(x.dim()) if a not in axes]
+        y, dim = x.permute(kept + axes).reshape([x.shape[a] for a in kept] + [-1]), -1
+    if desc["AxisDirection"] == "DECREASING":  # SPEC D3: the last extreme element
+        idx = (y.shape[dim] - 1) - pick(y.flip(dim), dim=dim)
+    else:
+        idx = pick(y, dim=dim)
     out = tensors["output"]
     return {"output": to_buffer(out, idx.numpy().reshape(out.shape))}
 
