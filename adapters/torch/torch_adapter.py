@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""torch_adapter: ARGMIN, ARGMAX, MAX_POOLING1 and MAX_POOLING2 mapped onto PyTorch (CPU), served
+to dmlcheck over docs/PROTOCOL.md.  It maps each descriptor onto PyTorch as a user of PyTorch
+would and reports whatever PyTorch computes; dmlcheck judges it.  Nothing the operator decides
+(which element wins, ties, NaN, padding) is computed here: only layouts and index bookkeeping.
+
+    dmlcheck exec --backend "process:/usr/bin/python3 $PWD/adapters/torch/torch_adapter.py" corpus/conformance/*/*.json
+    dmlcheck run --backend "process:/usr/bin/python3 $PWD/adapters/torch/torch_adapter.py" --cases 20000
+
+The input is viewed with torch.as_strided over dmlcheck's strided buffer (layout "strided"), so
+PyTorch handles the strides (transposed, gapped and broadcast layouts reach its kernels as
+non-contiguous tensors, channels-last ones take its channels-last pooling kernel).
+
+The mappings (docs/SEMANTICS.md):
+  ARGMIN/ARGMAX  one axis: torch.argmax/argmin(x, dim) on the strided view itself.  Several:
+                 permute the reduced axes to the end in ascending order and reshape them into
+                 one, so torch.argmax/argmin's index is D2's row-major position.  INCREASING is
+                 torch's own tie rule (first occurrence).  DECREASING (D3: the last extreme) flips
+                 the flattened axis and maps the index back: n - 1 - i.
+                 Input types: every DirectML type PyTorch has (FLOAT32, FLOAT16, INT8, UINT8,
+                 INT16, INT32, INT64); PyTorch 1.13 has no UINT16, UINT32 or UINT64.
+  MAX_POOLING    F.max_pool2d (4-D input) or F.max_pool3d (5-D), with return_indices True
+                 exactly when the case has an OutputIndicesTensor (the library has two paths).
+                 StartPadding becomes PyTorch's symmetric padding when it is at most half the
+                 window (PyTorch's limit); what EndPadding and a ceil-sized output need beyond
+                 that is ceil_mode=True (when OutputTensor has the ceil size) and, if still
+                 short, F.pad of -inf at the end.  End -inf padding is exact: the first tap of a
+                 window PyTorch scans is a real element whenever the window has one, and a
+                 later -inf never beats it (PyTorch replaces only on > or NaN).  A StartPadding beyond half the window is F.pad of
+                 -inf at the start: exact for the values; for the indices exact only when the
+                 input holds no -inf (a -inf pad scanned first would win a tie with a real
+                 -inf), so an indices case with a -inf in its input is UNSUPPORTED.  Extra outputs PyTorch computes past OutputTensor's sizes are
+                 dropped.  PyTorch's indices are flat per (N, C) plane of the tensor it pooled;
+                 they are mapped to that element's flat index over the whole unpadded input.
+                 Input types: PyTorch 1.13 pools FLOAT32 only (of DirectML's types) on the CPU;
+                 the others are tried and answer UNSUPPORTED with PyTorch's own error
+                 ('"max_pool2d" not implemented for 'Half'').  The pad value is the type's
+                 lowest (-inf, or the integer minimum), exact for the same reason.
+"""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import dmlcheck_adapter as dml  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+TORCH_TYPES = {
+    "FLOAT32": torch.float32, "FLOAT16": torch.float16, "INT8": torch.int8, "UINT8": torch.uint8,
+    "INT16": torch.int16, "INT32": torch.int32, "INT64": torch.int64,
+}
+
+
+def as_tensor(t):
+    """A torch view of an input Tensor at its element strides (the buffer is copied once, so
+    the view is writable and owns its memory)."""
+    flat = torch.frombuffer(bytearray(t.data), dtype=TORCH_TYPES[t.dtype],
+                            count=t.nbytes // t.itemsize)
+    return torch.as_strided(flat, t.shape, t.strides)
+
+
+def to_buffer(t, values):
+    """A buffer of t's size and layout holding `values` (shape t.shape) at t's strides."""
+    dt = np.dtype("<" + t.format)
+    buf = bytearray(t.nbytes)
+    flat = np.frombuffer(buf, dtype=dt, count=t.nbytes // t.itemsize)
+    view = np.lib.stride_tricks.as_strided(flat, t.shape, [s * t.itemsize for s in t.strides])
+    view[...] = values
+    return buf
+
+
+def arg_reduce(desc, tensors):
+    x = as_tensor(tensors["input"])
+    axes = sorted(desc["Axes"])
+    pick = torch.argmin if desc["op"] == "ARGMIN" else torch.argmax
+    if len(axes) == 1:
+        # One axis: reduced in place on the strided view (PyTorch's own stride handling).
+        y, dim = x, axes[0]
+    else:
+        # SPEC D2: the index counts row-major over the reduced axes taken in ascending order.
+        kept = [a for a in range(x.dim()) if a not in axes]
+        y, dim = x.permute(kept + axes).reshape([x.shape[a] for a in kept] + [-1]), -1
+    if desc["AxisDirection"] == "DECREASING":  # SPEC D3: the last extreme element
+        idx = (y.shape[dim] - 1) - pick(y.flip(dim), dim=dim)
+    else:
+        idx = pick(y, dim=dim)
+    out = tensors["output"]
+    return {"output": to_buffer(out, idx.numpy().reshape(out.shape))}
+
+
+def lowest(dtype):
+    """The pad value: -inf, or the integer type's minimum."""
+    return float("-inf") if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
+def torch_pool_size(size, window, stride, pad, dilation, ceil_mode):
+    """PyTorch's output size (aten pooling_output_shape), to choose ceil_mode and end padding."""
+    n = size + 2 * pad - dilation * (window - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = n // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def max_pooling(desc, tensors):
+    x = as_tensor(tensors["input"])
+    out = tensors["output"]
+    want_indices = "indices" in tensors
+    k = len(desc["WindowSize"])
+    window, strides = list(desc["WindowSize"]), list(desc["Strides"])
+    start, end = list(desc["StartPadding"]), list(desc["EndPadding"])
+    dil = list(desc.get("Dilations") or [1] * k)
+    in_sp, out_sp = list(x.shape[2:]), list(out.shape[2:])
+    dilated = [(w - 1) * d + 1 for w, d in zip(window, dil)]
+    # DirectML infers ceil mode from the output sizes (SEMANTICS D8).
+    floor_out = [(i + s + e - dk) // st + 1 for i, s, e, dk, st in zip(in_sp, start, end, dilated, strides)]
+    ceil_mode = any(o > f for o, f in zip(out_sp, floor_out))
+
+    torch_pad, pad_start, pad_end, inexact = [], [], [], None
+    for d in range(k):
+        if start[d] <= window[d] // 2:       # PyTorch: "pad should be at most half of kernel size"
+            p, fs = start[d], 0
+        else:
+            if want_indices and bool((x == lowest(x.dtype)).any()):
+                inexact = (
+                    "StartPadding %d exceeds half the window (%d) in spatial dimension %d, which "
+                    "PyTorch's max_pool padding cannot express; padding with %s by F.pad would "
+                    "let a pad win a tie with a real %s in the input, so its indices would not "
+                    "be exact" % (start[d], window[d], d, lowest(x.dtype), lowest(x.dtype)))
+            p, fs = 0, start[d]
+        size = in_sp[d] + fs
+        extra = 0
+        while torch_pool_size(size + extra, window[d], strides[d], p, dil[d], ceil_mode) < out_sp[d]:
+            extra += 1
+        torch_pad.append(p)
+        pad_start.append(fs)
+        pad_end.append(extra)
+
+    xp = x
+    if any(pad_start) or any(pad_end):
+        pads = []
+        for d in reversed(range(k)):         # F.pad lists the last dimension first
+            pads += [pad_start[d], pad_end[d]]
+        xp = F.pad(x, pads, mode="constant", value=lowest(x.dtype))
+    pool = F.max_pool2d if k == 2 else F.max_pool3d
+    try:
+        r = pool(xp, kernel_size=window, stride=strides, padding=torch_pad, dilation=dil,
+                 ceil_mode=ceil_mode, return_indices=want_indices)
+    except (RuntimeError, NotImplementedError) as e:
+        if "not implemented for" in str(e):   # e.g. '"max_pool2d" not implemented for 'Half''
+            raise dml.Unsupported("PyTorch %s CPU: %s" % (VERSION, e)) from e
+        raise
+    if inexact:   # after the call, so that a type PyTorch cannot pool says so first
+        raise dml.Unsupported(inexact)
+    value, index = r if want_indices else (r, None)
+    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)
+    result = {"output": to_buffer(out, value[crop].numpy())}
+    if want_indices:
+        # PyTorch: flat over the F.padded spatial plane of one (n, c); DirectML: flat over the
+        # whole unpadded input.
+        # A window with no element inside the input (SEMANTICS D7, class padding_window) gets
+        # an index PyTorch computed from its clipped bounds, which may lie past its plane: that
+        # one is passed on unmapped.
+        idx = index[crop].numpy().astype(np.int64)
+        inside = idx < int(np.prod(xp.shape[2:]))
+        coords = np.unravel_index(np.where(inside, idx, 0), xp.shape[2:])
+        spatial = np.zeros_like(idx)
+        for d in range(k):
+            spatial = spatial * in_sp[d] + (coords[d] - pad_start[d])
+        spatial = np.where(inside, spatial, idx)
+        n, c = x.shape[:2]
+        plane = int(np.prod(in_sp))
+        base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * plane
+        flat = base.reshape((n, c) + (1,) * k) + spatial
+        ind = tensors["indices"]
+        result["indices"] = to_buffer(ind, flat.astype(np.uint64))
+    return result
+
+
+def library_version():
+    """Debian's python3-torch 1.13.1 says torch.__version__ 1.13.0a0; name the package."""
+    try:
+        v = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-torch"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        return v.split("+")[0] if v else torch.__version__
+    except (OSError, subprocess.CalledProcessError):
+        return torch.__version__
+
+
+VERSION = library_version()
+OPERATORS = {"ARGMIN": arg_reduce, "ARGMAX": arg_reduce,
+             "MAX_POOLING1": max_pooling, "MAX_POOLING2": max_pooling}
+
+
+def run(desc, tensors):
+    return OPERATORS[desc["op"]](desc, tensors)
+
+
+def main():
+    dml.serve(run, name="torch", version=VERSION, operators=list(OPERATORS),
+              layout="strided", max_feature_level="6_4", input_types=list(TORCH_TYPES),
+              platform="PyTorch (CPU)",
+              driver="torch.__version__ %s, %d threads; python %s"
+                     % (torch.__version__, torch.get_num_threads(), sys.version.split()[0]))
+
+
+if __name__ == "__main__":
+    main()
