@@ -41,9 +41,12 @@ static void usage(FILE *f)
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
             "  -h, --help           this text\n\n"
-            "exit status: 0 every file agrees (or was skipped as unsupported by the backend, or\n"
-            "differs from the reference only where DirectML's spec is silent: \"unspecified\"),\n"
-            "1 a mismatch or a backend misbehaved (error, write out of bounds, input modified),\n"
+            "exit status: 0 every file agrees (or was skipped: outside what the backend claims,\n"
+            "or a must-reject case for a backend that does not validate; or differs from the\n"
+            "reference only where DirectML's spec is silent: \"unspecified\"),\n"
+            "1 a mismatch or a backend misbehaved (error, crash, hang, write out of bounds, input\n"
+            "modified, UNSUPPORTED for what it claims, INVALID for a valid descriptor, a run of\n"
+            "one DirectML must refuse),\n"
             "2 usage, unreadable or invalid case file (worst over all files)\n");
 }
 
