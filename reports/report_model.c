@@ -827,8 +827,14 @@ const char *report_verdict_text(const report_model *m, const report_verdict *v, 
                  v->pass_cells, v->required_cells);
         break;
     case REPORT_VERDICT_INSUFFICIENT:
-        snprintf(buf, size, "no failure, but %zu of %zu required cells have fewer than %u judged "
-                 "cases", v->few_cells, v->required_cells, m->min_cases);
+        if (v->expected_cells) /* "no failure" would hide the known bugs */
+            snprintf(buf, size, "no unexpected failure (known bugs in %zu cell%s), but %zu of %zu "
+                     "required cells have fewer than %u judged cases", v->expected_cells,
+                     v->expected_cells == 1 ? "" : "s", v->few_cells, v->required_cells,
+                     m->min_cases);
+        else
+            snprintf(buf, size, "no failure, but %zu of %zu required cells have fewer than %u "
+                     "judged cases", v->few_cells, v->required_cells, m->min_cases);
         break;
     case REPORT_VERDICT_NOT_TESTED:
         snprintf(buf, size, "no case was generated at this level");
