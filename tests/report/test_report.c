@@ -143,6 +143,22 @@ static bool allowed(DML_FEATURE_LEVEL fl, op_id op, DML_TENSOR_DATA_TYPE in,
     return report_cell_allowed(&k);
 }
 
+/* A level short of cases names its known bugs instead of saying "no failure". */
+static void test_verdict_words(ctx *c)
+{
+    report_model m = { .min_cases = 20 };
+    report_verdict v = { .kind = REPORT_VERDICT_INSUFFICIENT, .required_cells = 80,
+                         .few_cells = 24, .expected_cells = 16 };
+    char text[256];
+    report_verdict_text(&m, &v, text, sizeof text);
+    tap_ok(&c->t, strstr(text, "known bugs in 16 cells") && !strstr(text, "no failure"),
+           "insufficient_cases_with_known_bugs_names_them: %s", text);
+    v.expected_cells = 0;
+    report_verdict_text(&m, &v, text, sizeof text);
+    tap_ok(&c->t, !strcmp(text, "no failure, but 24 of 80 required cells have fewer than 20 judged cases"),
+           "insufficient_cases_without_failures_says_so: %s", text);
+}
+
 static void test_required(ctx *c)
 {
     /* SEMANTICS.md "Feature levels". */
@@ -448,6 +464,7 @@ int main(int argc, char **argv)
     tap_plan(&c.t, 0);
     test_bounds(&c);
     test_required(&c);
+    test_verdict_words(&c);
     test_escaping(&c);
 
     char clean[512], two[512];
