@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "compare.h"
 #include "dtype.h"
@@ -612,6 +613,9 @@ static bool parse_feature_level(const json_t *v, DML_FEATURE_LEVEL *fl, dmlc_err
         uint64_t x;
         if (!parse_uint(v, "feature_level", UINT32_MAX, &x, err))
             return false;
+        if (x == 0) /* 0 means "not given" inside dmlcheck: the file must say so by omission */
+            return err_set(err, "feature_level: 0 is no feature level; leave the field out for "
+                           "the lowest level where the case is valid, or write one such as \"4_1\"");
         *fl = (DML_FEATURE_LEVEL)x;
         return true;
     }
@@ -918,6 +922,31 @@ bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err)
     return ok;
 }
 
+/* A JSON text holds no NUL byte: a stream that does (/dev/zero, a binary) is refused at the
+ * first one instead of being read up to the size limit. */
+static bool holds_nul(const char *buf, size_t from, size_t to, dmlc_error *err)
+{
+    const char *nul = memchr(buf + from, 0, to - from);
+    if (nul)
+        err_set(err, "byte %zu is NUL: not a JSON text (a case file is UTF-8 JSON)",
+                (size_t)(nul - buf));
+    return nul != NULL;
+}
+
+/* Refuses what is no regular file before reading: a directory, or a file over the limit. */
+static bool readable_kind(FILE *f, dmlc_error *err)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0)
+        return err_set(err, "cannot stat: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return err_set(err, "is a directory, not a case file");
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size >= CASEFILE_MAX_FILE_BYTES)
+        return err_set(err, "%" PRIu64 " bytes: larger than dmlcheck's case-file limit (%zu bytes)",
+                       (uint64_t)st.st_size, CASEFILE_MAX_FILE_BYTES - 1);
+    return true;
+}
+
 static char *read_file(const char *path, size_t *len, dmlc_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -925,11 +954,18 @@ static char *read_file(const char *path, size_t *len, dmlc_error *err)
         err_set(err, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    if (!readable_kind(f, err)) {
+        fclose(f);
+        return NULL;
+    }
     size_t capacity = 4096, used = 0;
     char *buf = malloc(capacity);
+    bool nul = false;
     while (buf) {
+        size_t before = used;
         used += fread(buf + used, 1, capacity - used, f);
-        if (used < capacity || used >= CASEFILE_MAX_FILE_BYTES)
+        if ((nul = holds_nul(buf, before, used, err)) || used < capacity
+            || used >= CASEFILE_MAX_FILE_BYTES)
             break;
         char *grown = realloc(buf, capacity * 2);
         if (!grown) {
@@ -941,10 +977,16 @@ static char *read_file(const char *path, size_t *len, dmlc_error *err)
         capacity *= 2;
     }
     bool failed = ferror(f);
+    int read_errno = errno;
     fclose(f);
-    if (!buf || failed || used >= CASEFILE_MAX_FILE_BYTES) {
-        err_set(err, !buf ? "out of memory" : failed ? "read error"
-                                                     : "larger than dmlcheck's case-file limit");
+    if (!buf || nul || failed || used >= CASEFILE_MAX_FILE_BYTES) {
+        if (!buf)
+            err_set(err, "out of memory");
+        else if (failed)
+            err_set(err, "read error: %s", strerror(read_errno));
+        else if (!nul)
+            err_set(err, "larger than dmlcheck's case-file limit (%zu bytes)",
+                    CASEFILE_MAX_FILE_BYTES - 1);
         free(buf);
         return NULL;
     }

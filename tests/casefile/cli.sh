@@ -79,6 +79,16 @@ check validate_malformed_json_exits_2 eval 'rc_is 2 && err_has "line 2, column"'
 run validate --help
 check validate_help_exits_0 eval 'rc_is 0 && out_has "usage: dmlcheck validate"'
 
+# What is no case file is refused at once, by what it is.
+run exec "$data"
+check exec_directory_is_named_a_directory eval 'rc_is 2 && err_has "is a directory, not a case file"'
+run exec /dev/zero
+check exec_dev_zero_refused_at_its_first_byte eval 'rc_is 2 && err_has "byte 0 is NUL: not a JSON text"'
+printf '{"op": "ARGMAX", "feature_level": 0}' >"$tmp/fl0.json"
+run validate "$tmp/fl0.json"
+check feature_level_0_is_refused_not_taken_as_absent \
+    eval 'rc_is 2 && err_has "feature_level: 0 is no feature level"'
+
 # Under valgrind: every corpus file, and the error paths.
 if [ -n "${VALGRIND:-}" ]; then
     vg="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q"
