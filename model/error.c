@@ -4,10 +4,33 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Messages quote what files and plug-ins say, and end up on terminals: a control character
+ * (an escape sequence that recolours or retitles the terminal, a carriage return that hides
+ * text) is written as \xHH.  Newlines and tabs stay: messages may span lines. */
+static void escape_controls(char *msg, size_t size)
+{
+    char out[ERR_MSG_MAX];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && o + 1 < sizeof out; p++) {
+        bool control = (*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f;
+        if (!control) {
+            out[o++] = (char)*p;
+            continue;
+        }
+        if (o + 5 > sizeof out)
+            break;
+        o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+    }
+    out[o] = 0;
+    snprintf(msg, size, "%s", out);
+}
+
 bool err_setv(dmlc_error *err, const char *fmt, va_list ap)
 {
-    if (err)
+    if (err) {
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        escape_controls(err->msg, sizeof err->msg);
+    }
     return false;
 }
 

@@ -88,6 +88,11 @@ printf '{"op": "ARGMAX", "feature_level": 0}' >"$tmp/fl0.json"
 run validate "$tmp/fl0.json"
 check feature_level_0_is_refused_not_taken_as_absent \
     eval 'rc_is 2 && err_has "feature_level: 0 is no feature level"'
+# A terminal escape sequence in a file's string reaches the terminal as text, not as a command.
+printf '{"op": "ARG\\u001b[31mMAX"}' >"$tmp/esc.json"
+run validate "$tmp/esc.json"
+check escape_sequences_from_files_are_printed_as_text \
+    eval 'rc_is 2 && err_has "ARG\\x1b[31mMAX" && ! grep -q "$(printf "\033")" "$tmp/err"'
 
 # Under valgrind: every corpus file, and the error paths.
 if [ -n "${VALGRIND:-}" ]; then
