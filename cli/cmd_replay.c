@@ -198,10 +198,11 @@ static int judge_and_show(const runner_options *o, uint64_t case_index, const dm
         print_outputs("backend  ", k, &a.outputs);
     if (ran && res.j.verdict != VERDICT_PASS)
         print_differences(k, &oracle->expected, &a.outputs);
-    char replay[1024], args[768], name[GEN_CASE_ID_SIZE];
+    char replay[RUNNER_REPLAY_LINE_MAX], args[RUNNER_REPLAY_ARGS_MAX], name[GEN_CASE_ID_SIZE];
     gen_case_id id = { .version = GEN_VERSION, .seed = o->seed, .index = case_index };
+    const char *options = runner_replay_args(o, args, sizeof args);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", gen_format_case_id(&id, name, sizeof name),
-             runner_replay_args(o, args, sizeof args));
+             options ? options : "(the options: too long to print)");
     printf("verdict: ");
     check_print(stdout, "", k, &res, replay);
     worker_answer_free(&a);

@@ -277,8 +277,11 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
     }
     if (o->strict)
         replay_append_arg(buf, size, "--strict");
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return NULL;
     if (buf[0] == ' ')
-        memmove(buf, buf + 1, strlen(buf));
+        memmove(buf, buf + 1, used);
     return buf;
 }
 
@@ -477,7 +480,7 @@ typedef struct runner {
     backend_info info;
     int64_t device_id;
     check_options check;    /* how the worker's answers are judged */
-    char replay_args[768];
+    char replay_args[RUNNER_REPLAY_ARGS_MAX];
     char backend_text[RUNNER_BACKEND_TEXT]; /* --backend as given: stored with the run */
     seen_signature *sigs;
     size_t sig_count, sig_cap;
@@ -600,7 +603,7 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
 {
     const dml_case *c = &sc->c;
     const judgement *j = &res->j;
-    char case_id[GEN_CASE_ID_SIZE], replay[1024], seen_at[32];
+    char case_id[GEN_CASE_ID_SIZE], replay[RUNNER_REPLAY_LINE_MAX], seen_at[32];
     case_name(r->o->seed, index, case_id);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
     store_signature_row row = {
@@ -981,12 +984,17 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     if (!o->backend || !o->db_path || !o->batch)
         return err_set(err, "runner: no backend, database or batch size"), 2;
     runner_backend_text(o, r.backend_text, sizeof r.backend_text);
+    if (strlen(r.backend_text) + 1 >= sizeof r.backend_text) /* stored cut, it would name another */
+        return err_set(err, "--backend: the text is longer than %zu bytes; shorten the path or "
+                       "the arguments", sizeof r.backend_text - 2), 2;
     r.wcfg = (worker_config){ .backend = o->backend, .backend_args = o->backend_args,
                               .device = o->device, .seed = o->seed,
                               .gen = o->gen, .exec = reference_exec(o),
                               .open_timeout_ms = o->open_timeout_ms,
                               .case_timeout_ms = o->case_timeout_ms };
-    runner_replay_args(o, r.replay_args, sizeof r.replay_args);
+    if (!runner_replay_args(o, r.replay_args, sizeof r.replay_args))
+        return err_set(err, "the options make a replay command longer than %d bytes: shorten "
+                       "--backend or --device", RUNNER_REPLAY_ARGS_MAX), 2;
     r.db = store_open(o->db_path, err);
     if (!r.db)
         return 2;

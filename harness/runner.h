@@ -70,8 +70,12 @@ typedef struct runner_report {
 int runner_run(const runner_options *o, runner_report *report, dmlc_error *err);
 
 /* The options that make `dmlcheck replay/export SEED:INDEX` regenerate and judge a case
- * exactly as the run did ("--backend opencl --max-elements 4096 ..."), into buf. */
+ * exactly as the run did ("--backend opencl --max-elements 4096 ..."), into buf; NULL when
+ * they do not fit in size bytes (a cut replay line would replay something else). */
 const char *runner_replay_args(const runner_options *o, char *buf, size_t size);
+/* Room for runner_replay_args, and for a whole replay line. */
+#define RUNNER_REPLAY_ARGS_MAX 8192
+#define RUNNER_REPLAY_LINE_MAX (RUNNER_REPLAY_ARGS_MAX + 128)
 /* The run's options as compact JSON (malloc'd; NULL on allocation failure). */
 char *runner_options_json(const runner_options *o);
 

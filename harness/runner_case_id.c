@@ -92,7 +92,7 @@ static int refuse_version(const char *command, const char *name, unsigned versio
 /* The run in o->db_path that recorded the case must match this generator and o's options. */
 static int check_against_db(const char *command, const gen_case_id *id, const runner_options *o)
 {
-    char ours[GEN_OPTIONS_TEXT_SIZE], name[GEN_CASE_ID_SIZE], args[768];
+    char ours[GEN_OPTIONS_TEXT_SIZE], name[GEN_CASE_ID_SIZE], args[RUNNER_REPLAY_ARGS_MAX];
     gen_case_id current = { .version = GEN_VERSION, .seed = id->seed, .index = id->index };
     store_case_origin run;
     bool found;
@@ -127,9 +127,8 @@ static int check_against_db(const char *command, const gen_case_id *id, const ru
             "these would draw another case:\n", command, o->db_path, (long long)run.run_id, name);
     print_option_differences(run.gen_options, ours);
     runner_options stored;
-    if (with_stored_options(o, run.gen_options, &stored))
-        fprintf(stderr, "replay: dmlcheck %s %s %s\n", command, name,
-                runner_replay_args(&stored, args, sizeof args));
+    if (with_stored_options(o, run.gen_options, &stored) && runner_replay_args(&stored, args, sizeof args))
+        fprintf(stderr, "replay: dmlcheck %s %s %s\n", command, name, args);
     return 2;
 }
 

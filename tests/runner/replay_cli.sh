@@ -76,4 +76,14 @@ else
     n=$((n + 1)); echo "ok $n - replay_db_version_1_run_refused # SKIP no sqlite3 program"
 fi
 
+# A replay line is never cut short: options too long to replay are refused before the run.
+long=$(printf 'x%.0s' $(seq 1 1100))
+run run --backend "process:python3 $long" --cases 1 --db "$tmp/long.sqlite"
+check run_refuses_a_backend_text_it_would_store_cut \
+    eval 'rc_is 2 && err_has "--backend: the text is longer than 1022 bytes"'
+long=$(printf 'd%.0s' $(seq 1 9000))
+run run --device "$long" --cases 1 --db "$tmp/long.sqlite"
+check run_refuses_options_whose_replay_line_would_be_cut \
+    eval 'rc_is 2 && err_has "replay command longer than 8192 bytes"'
+
 finish
