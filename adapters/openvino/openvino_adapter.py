@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""openvino_adapter: ARGMIN, ARGMAX, MAX_POOLING1 and MAX_POOLING2 as OpenVINO models run by the
+CPU plugin, served to dmlcheck over docs/PROTOCOL.md.  Each descriptor becomes one small
+ov.Model built with the opset API, compiled once and cached by the descriptor's JSON; the
+adapter only moves bytes in and out, and reports whatever OpenVINO computes.
+
+    dmlcheck exec --backend "process:$PWD/.venv-adapters/bin/python $PWD/adapters/openvino/openvino_adapter.py" corpus/conformance/*/*.json
+    dmlcheck run --backend "process:.venv-adapters/bin/python adapters/openvino/openvino_adapter.py" --cases 2000
+
+Options: --no-cache compiles a model for every case (to measure what the cache saves);
+--threads N sets INFERENCE_NUM_THREADS (default 1: dmlcheck's machines are small and shared);
+--performance keeps the CPU plugin's default EXECUTION_MODE_HINT (PERFORMANCE), which on CPUs
+with bf16 units may compute FLOAT32 models in bf16 (the default here is ACCURACY, which keeps
+the model's own precision: DirectML's operators are exact).
+
+Buffers are packed (dmlcheck gathers strided inputs and scatters outputs): an ov.Tensor is a
+dense row-major array, so OpenVINO never sees a DirectML stride and stride handling (D1) is not
+tested for it.
+
+The mappings (docs/SEMANTICS.md):
+  ARGMIN/ARGMAX  Transpose moves the reduced axes to the end in ascending order and Reshape
+                 flattens them, so TopK's index along the last axis is D2's row-major position.
+                 TopK-11: k = 1, mode max/min, sort by value with stable = true, so the first of
+                 equal elements wins (D3, INCREASING).  TopK's spec leaves the order of equal
+                 elements undetermined unless stable is set, and stable cannot be combined
+                 with sort 'none'; with k = 1 sorting by value changes nothing else.
+                 DECREASING (the last extreme element) reverses the flattened axis with Slice-8
+                 (step -1; the Python API has no Reverse) and maps the index back with Subtract: (n - 1) - index.  index_element_type is
+                 i64 for 64-bit output tensors, i32 otherwise; the values are non-negative, so
+                 the output's UINT32/UINT64 bits are the same.
+  MAX_POOLING    MaxPool-8 (values and indices; only the values when the case has no
+                 OutputIndicesTensor): strides, dilations (all 1 for MAX_POOLING1),
+                 pads_begin = StartPadding, pads_end = EndPadding, kernel = WindowSize,
+                 axis = 0 so indices are flat over the whole input, N and C included.
+                 rounding_type is 'ceil' when some dimension's output is the ceil size (D8),
+                 else 'floor'; where ceil rounding then gives a dimension more outputs than the
+                 case asks for (DirectML chooses per dimension, OpenVINO per operator), a Slice
+                 keeps the leading ones, which are the same windows.  index_element_type i64
+                 for UINT64 indices, i32 for UINT32.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import dmlcheck_adapter as dml  # noqa: E402
+
+import numpy as np  # noqa: E402
+import openvino as ov  # noqa: E402
+import openvino.opset1 as ops1  # noqa: E402
+import openvino.opset8 as ops8  # noqa: E402
+import openvino.opset11 as ops11  # noqa: E402
+
+# The DirectML input types the mapping covers: every type the CPU plugin accepts for a
+# Parameter feeding TopK and MaxPool.
+INPUT_TYPES = ["FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32",
+               "INT64", "UINT64"]
+OV_TYPES = {"FLOAT32": ov.Type.f32, "FLOAT16": ov.Type.f16, "INT8": ov.Type.i8,
+            "UINT8": ov.Type.u8, "INT16": ov.Type.i16, "UINT16": ov.Type.u16,
+            "INT32": ov.Type.i32, "UINT32": ov.Type.u32, "INT64": ov.Type.i64,
+            "UINT64": ov.Type.u64}
+# numpy's canonical dtypes (little-endian hosts): ov.Tensor refuses the equal but differently
+# spelled dtype('<q') that a struct format character gives for 64-bit integers.
+NP_TYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT8": np.int8, "UINT8": np.uint8,
+            "INT16": np.int16, "UINT16": np.uint16, "INT32": np.int32, "UINT32": np.uint32,
+            "INT64": np.int64, "UINT64": np.uint64}
+
+
+def index_type(dml_type):
+    """TopK's / MaxPool's index_element_type for a DirectML index tensor type."""
+    return "i64" if dml_type in ("INT64", "UINT64") else "i32"
+
+
+def arg_reduce_model(desc):
+    """Transpose + Reshape + (Reverse) + TopK-11 (+ Subtract) + Reshape to the output's sizes."""
+    shape = desc["InputTensor"]["Sizes"]
+    axes = sorted(desc["Axes"])
+    kept = [a for a in range(len(shape)) if a not in axes]
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    x = ops1.parameter(shape, OV_TYPES[desc["InputTensor"]["DataType"]], name="input")
+    y = x
+    if kept + axes != list(range(len(shape))):
+        y = ops1.transpose(y, ops1.constant(np.array(kept + axes, dtype=np.int64)))
+    # SPEC D2: the index counts row-major over the reduced axes taken in ascending order.
+    y = ops1.reshape(y, ops1.constant(np.array([shape[a] for a in kept] + [n], dtype=np.int64)), False)
+    last = len(kept)
+    decreasing = desc["AxisDirection"] == "DECREASING"
+    if decreasing:  # SPEC D3: the last extreme element is the first one of the reversed axis
+        y = ops8.slice(y, ops1.constant(np.array([-1], dtype=np.int64)),
+                       ops1.constant(np.array([np.iinfo(np.int64).min], dtype=np.int64)),
+                       ops1.constant(np.array([-1], dtype=np.int64)),
+                       ops1.constant(np.array([last], dtype=np.int64)))
+    et = index_type(desc["OutputTensor"]["DataType"])
+    mode = "max" if desc["op"] == "ARGMAX" else "min"
+    topk = ops11.topk(y, ops1.constant(np.int64(1)), last, mode, "value", et, True)
+    idx = topk.output(1)
+    if decreasing:
+        idx = ops1.subtract(ops1.constant(np.array(n - 1, dtype=np.int64 if et == "i64" else np.int32)), idx)
+    out = ops1.reshape(idx, ops1.constant(np.array(desc["OutputTensor"]["Sizes"], dtype=np.int64)), False)
+    return ov.Model([out], [x], "dmlcheck_" + desc["op"].lower())
+
+
+def pooled_sizes(desc, in_sp):
+    """The floor output size of each spatial dimension (SEMANTICS D8, dilated window)."""
+    k = len(desc["WindowSize"])
+    dil = desc.get("Dilations") or [1] * k
+    return [(in_sp[d] + desc["StartPadding"][d] + desc["EndPadding"][d]
+             - ((desc["WindowSize"][d] - 1) * dil[d] + 1)) // desc["Strides"][d] + 1
+            for d in range(k)]
+
+
+def max_pool_model(desc):
+    """MaxPool-8 with axis 0 (flat indices over the whole input), floor or ceil rounding."""
+    shape = desc["InputTensor"]["Sizes"]
+    k = len(desc["WindowSize"])
+    want = desc["OutputTensor"]["Sizes"]
+    floor = pooled_sizes(desc, shape[2:])
+    rounding = "ceil" if any(w != f for w, f in zip(want[2:], floor)) else "floor"
+    has_indices = "OutputIndicesTensor" in desc
+    et = index_type(desc["OutputIndicesTensor"]["DataType"]) if has_indices else "i32"
+    x = ops1.parameter(shape, OV_TYPES[desc["InputTensor"]["DataType"]], name="input")
+    pool = ops8.max_pool(x, desc["Strides"], desc.get("Dilations") or [1] * k,
+                         desc["StartPadding"], desc["EndPadding"], desc["WindowSize"],
+                         rounding, None, et, 0)
+    outs = [pool.output(0)] + ([pool.output(1)] if has_indices else [])
+    got = list(pool.output(0).get_shape())
+    if got != list(want):
+        if any(g < w for g, w in zip(got, want)):
+            raise ValueError("MaxPool-8 with rounding %s gives sizes %s; the case asks for %s"
+                             % (rounding, got, want))
+        stop = ops1.constant(np.array(want, dtype=np.int64))
+        zero = ops1.constant(np.zeros(len(want), dtype=np.int64))
+        one = ops1.constant(np.ones(len(want), dtype=np.int64))
+        outs = [ops8.slice(o, zero, stop, one).output(0) for o in outs]
+    return ov.Model(outs, [x], "dmlcheck_" + desc["op"].lower())
+
+
+BUILDERS = {"ARGMIN": arg_reduce_model, "ARGMAX": arg_reduce_model,
+            "MAX_POOLING1": max_pool_model, "MAX_POOLING2": max_pool_model}
+
+
+class Runner:
+    """Compiles one model per descriptor (cached by its JSON) and runs cases on it."""
+
+    def __init__(self, config, cache=True, cache_size=256):
+        self.core = ov.Core()
+        self.config = config
+        self.cache = {} if cache else None
+        self.cache_size = cache_size
+
+    def request_for(self, desc):
+        key = json.dumps(desc, sort_keys=True)
+        if self.cache is not None and key in self.cache:
+            return self.cache[key]
+        build = BUILDERS.get(desc["op"])
+        if build is None:
+            raise dml.Unsupported("openvino_adapter has no mapping for " + desc["op"])
+        compiled = self.core.compile_model(build(desc), "CPU", self.config)
+        req = compiled.create_infer_request()
+        if self.cache is not None:
+            if len(self.cache) >= self.cache_size:
+                self.cache.pop(next(iter(self.cache)))  # the oldest entry
+            self.cache[key] = req
+        return req
+
+    def __call__(self, desc, tensors):
+        req = self.request_for(desc)
+        t = tensors["input"]
+        x = np.frombuffer(t.data, dtype=NP_TYPES[t.dtype], count=t.elements).reshape(t.shape)
+        req.infer({0: ov.Tensor(np.ascontiguousarray(x))})
+        names = ["output", "indices"] if "indices" in tensors else ["output"]
+        result = {}
+        for i, name in enumerate(names):
+            spec = tensors[name]
+            got = req.get_output_tensor(i).data
+            # Index outputs come as i32/i64; the value is the same in UINT32/UINT64 bits.
+            result[name] = np.ascontiguousarray(got.reshape(spec.shape)).astype(NP_TYPES[spec.dtype], copy=False).tobytes()
+        return result
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--no-cache", action="store_true", help="compile a model for every case")
+    p.add_argument("--threads", type=int, default=1, help="INFERENCE_NUM_THREADS (default 1)")
+    p.add_argument("--performance", action="store_true",
+                   help="keep the CPU plugin's default EXECUTION_MODE_HINT (PERFORMANCE)")
+    a = p.parse_args()
+    config = {"INFERENCE_NUM_THREADS": a.threads}
+    if not a.performance:
+        config["EXECUTION_MODE_HINT"] = "ACCURACY"
+    mode = "PERFORMANCE" if a.performance else "ACCURACY"
+    dml.serve(Runner(config, cache=not a.no_cache), name="openvino",
+              version=ov.__version__.split("-")[0], operators=list(BUILDERS), layout="packed",
+              max_feature_level="6_4", input_types=INPUT_TYPES,
+              platform="OpenVINO CPU plugin", device=ov.Core().get_property("CPU", "FULL_DEVICE_NAME"),
+              driver="openvino %s, EXECUTION_MODE_HINT %s, %d thread(s); python %s"
+                     % (ov.__version__, mode, a.threads, sys.version.split()[0]))
+
+
+if __name__ == "__main__":
+    main()
