@@ -44,9 +44,11 @@ done
 
 # --- 2. the build refuses an upward include ---
 cmds=$build/compile_commands.json
-# include flags of the first compile command whose source lies in folder $1
+# include flags of the first compile command whose source lies in folder $1 (the source path
+# is relative to the build folder: "../model/x.c", or "../../src/model/x.c" from outside)
 flags_of() {
-  grep '"command"' "$cmds" | grep -- "-c \.\./$1/[^/ ]*\.c\"" | head -n 1 |
+  grep '"command"' "$cmds" | grep -- "-c \([^ ]*/\)\{0,1\}\.\./\([^ ]*/\)\{0,1\}$1/[^/ ]*\.c\"" |
+    grep -v -- "-c [^ ]*/tests/" | head -n 1 |
     grep -o ' -I[^ ]*' | sed "s| -I| -I$build/|; s|$build/\(/\)|\1|" | tr -d '\n'
 }
 probe_dir=$(mktemp -d) && trap 'rm -rf "$probe_dir"' EXIT
