@@ -34,6 +34,7 @@ static const char html_style[] =
     ".card.pass,.card.CONFORMANT{border-top-color:#2da44e;background:#fff}"
     ".card.NOT_CONFORMANT{border-top-color:#cf222e}.card.KNOWN_BUGS{border-top-color:#d4a72c}"
     ".card.INSUFFICIENT{border-top-color:#8c959f}.card.NOT_TESTED{border-top-color:#d0d7de}"
+    ".card.INCOMPLETE{border-top-color:#bf8700}"
     ".badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;"
     "font-weight:600;border:1px solid #d0d7de}"
     ".legend span{display:inline-block;margin-right:12px}"
@@ -65,7 +66,7 @@ static const char *status_class(report_cell_status s)
 static const char *verdict_class(report_verdict_kind v)
 {
     static const char *const names[] = { "CONFORMANT", "NOT_CONFORMANT", "KNOWN_BUGS",
-                                         "INSUFFICIENT", "NOT_TESTED" };
+                                         "INSUFFICIENT", "NOT_TESTED", "INCOMPLETE" };
     return names[v];
 }
 

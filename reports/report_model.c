@@ -193,8 +193,8 @@ const char *report_cell_status_name(report_cell_status s)
 const char *report_verdict_name(report_verdict_kind v)
 {
     static const char *const names[] = { "CONFORMANT", "NOT CONFORMANT", "KNOWN BUGS ONLY",
-                                         "INSUFFICIENT CASES", "NOT TESTED" };
-    return v <= REPORT_VERDICT_NOT_TESTED ? names[v] : "?";
+                                         "INSUFFICIENT CASES", "NOT TESTED", "INCOMPLETE RUN" };
+    return v <= REPORT_VERDICT_INCOMPLETE ? names[v] : "?";
 }
 
 /* ---- which cells a feature level requires ------------------------------------------- */
@@ -467,6 +467,16 @@ static void add_counts(report_counts *sum, const report_counts *n)
     sum->expected += n->expected;
 }
 
+/* The first run of the selection that did not finish ('running' after a kill -9 or while it
+ * runs, 'interrupted', 'error'), or NULL. */
+static const report_run *unfinished_run(const report_model *m)
+{
+    for (size_t i = 0; i < m->run_count; i++)
+        if (strcmp(m->runs[i].status, "finished"))
+            return &m->runs[i];
+    return NULL;
+}
+
 static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -499,6 +509,8 @@ static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_
         v->kind = REPORT_VERDICT_NOT_TESTED;
     else if (v->fail_cells || v->error_cells)
         v->kind = REPORT_VERDICT_NOT_CONFORMANT;
+    else if (unfinished_run(m)) /* a killed run's cases are a sample nobody chose */
+        v->kind = REPORT_VERDICT_INCOMPLETE;
     else if (v->few_cells)
         v->kind = REPORT_VERDICT_INSUFFICIENT;
     else if (v->expected_cells)
@@ -839,6 +851,14 @@ const char *report_verdict_text(const report_model *m, const report_verdict *v, 
     case REPORT_VERDICT_NOT_TESTED:
         snprintf(buf, size, "no case was generated at this level");
         break;
+    case REPORT_VERDICT_INCOMPLETE: {
+        const report_run *r = unfinished_run(m);
+        snprintf(buf, size, "no failure so far, but run %lld did not finish (status %s%s), so "
+                 "its cases are not the sample it asked for", r ? (long long)r->id : 0LL,
+                 r ? r->status : "?", r && !strcmp(r->status, "running")
+                 ? ": killed, or still running" : "");
+        break;
+    }
     }
     return buf;
 }

@@ -83,6 +83,7 @@ typedef enum report_verdict_kind {
     REPORT_VERDICT_KNOWN_BUGS,     /* failures, all of them expected; otherwise conformant */
     REPORT_VERDICT_INSUFFICIENT,   /* no failure, but some required cell has too few cases */
     REPORT_VERDICT_NOT_TESTED,     /* no case at this level */
+    REPORT_VERDICT_INCOMPLETE,     /* no failure, but a run of the selection did not finish */
 } report_verdict_kind;
 const char *report_verdict_name(report_verdict_kind v); /* "CONFORMANT", ... */
 

@@ -23,6 +23,7 @@
 #include "classify.h"
 #include "dtype.h"
 #include "reference.h"
+#include "report_model.h"
 #include "runner.h"
 #include "store.h"
 #include "tap.h"
@@ -447,6 +448,19 @@ static void test_kill_midway(tap *t, const char *dir)
     query_text(db, "SELECT status FROM runs WHERE id = 1", text, sizeof text);
     tap_ok(t, !strcmp(text, "running") && query_int(db, "SELECT finished_at IS NULL FROM runs") == 1,
            "the killed run stays 'running' without an end time (%s)", text);
+    report_model m;
+    report_model_init(&m);
+    dmlc_error rerr = { "" };
+    bool loaded = report_load(&m, db, 1, false, &rerr) && report_model_finish(&m, &rerr);
+    size_t incomplete = 0, tested = 0;
+    for (size_t i = 0; loaded && i < m.verdict_count; i++) {
+        tested += m.verdicts[i].kind != REPORT_VERDICT_NOT_TESTED;
+        incomplete += m.verdicts[i].kind == REPORT_VERDICT_INCOMPLETE;
+    }
+    tap_ok(t, loaded && tested > 0 && incomplete == tested,
+           "its report calls every tested level INCOMPLETE RUN, never CONFORMANT (%zu of %zu) %s",
+           incomplete, tested, rerr.msg);
+    report_model_free(&m);
 
     base_options(&o, backend_find("reference"), db, 500);
     runner_report rep;
