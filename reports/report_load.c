@@ -160,6 +160,44 @@ static uint64_t col_u64(sqlite3_stmt *s, int i)
 
 /* ---- opening and checking ----------------------------------------------------------- */
 
+/* "file:PATH?immutable=1" with the URI's special characters of PATH escaped; NULL when out
+ * of memory. */
+static char *immutable_uri(const char *path)
+{
+    char *uri = malloc(3 * strlen(path) + 32), *o = uri;
+    if (!uri)
+        return NULL;
+    o += sprintf(o, "file:");
+    for (const char *p = path; *p; p++)
+        o += strchr("%?#", *p) ? sprintf(o, "%%%02X", (unsigned char)*p) : sprintf(o, "%c", *p);
+    strcpy(o, "?immutable=1");
+    return uri;
+}
+
+/* A cleanly closed WAL database in a folder we cannot write (a read-only mount, another user's
+ * files) cannot be opened read-only the normal way: SQLite needs to create its -shm file.
+ * With no -wal file there is nothing uncommitted, and nobody who could write is writing
+ * through WAL, so reading the file as immutable sees exactly its committed content. */
+static bool reopen_immutable(report_db *d)
+{
+    if ((sqlite3_extended_errcode(d->db) & 0xff) != SQLITE_READONLY
+        && (sqlite3_extended_errcode(d->db) & 0xff) != SQLITE_CANTOPEN)
+        return false;
+    char wal[4096];
+    struct stat st;
+    if (snprintf(wal, sizeof wal, "%s-wal", d->path) >= (int)sizeof wal || stat(wal, &st) == 0)
+        return false;
+    char *uri = immutable_uri(d->path);
+    if (!uri)
+        return false;
+    const char *path = d->path;
+    db_close(d);
+    d->path = path;
+    bool ok = sqlite3_open_v2(uri, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK;
+    free(uri);
+    return ok;
+}
+
 static bool db_open(report_db *d, const char *path, dmlc_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -184,7 +222,12 @@ static bool db_check(report_db *d, dmlc_error *err)
 {
     bool failed = false;
     sqlite3_stmt *s = query(d, Q_USER_VERSION, 0, 0, err);
-    if (!s || !next_row(d, s, &failed, err))
+    bool have_row = s && next_row(d, s, &failed, err);
+    if (!have_row && reopen_immutable(d)) {
+        s = query(d, Q_USER_VERSION, 0, 0, err);
+        have_row = s && next_row(d, s, &failed, err);
+    }
+    if (!have_row)
         return err_set(err, "%s: not a dmlcheck results database (%s)", d->path,
                        sqlite3_errmsg(d->db));
     int version = sqlite3_column_int(s, 0);

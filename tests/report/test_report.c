@@ -289,6 +289,31 @@ static void test_goldens(ctx *c, const char *clean, const char *two)
 
 /* A real `dmlcheck run` on the reference backend, reported: the runner's rows as the report
  * reads them (catches drift between the store's writer and this reader). */
+/* A cleanly closed database in a folder the reader cannot write (a read-only mount, another
+ * user's results) is reported, not called "not a dmlcheck results database".  Root writes
+ * anywhere, so as root the report runs as nobody (setpriv), where that user can reach it. */
+static void test_read_only_folder(ctx *c, const char *db)
+{
+    const char *name = "report_reads_a_database_in_a_folder_it_cannot_write";
+    char dir[] = "/tmp/dmlcheck-report-ro-XXXXXX", as[128] = "";
+    if (!mkdtemp(dir)) {
+        tap_ok(&c->t, false, "%s: mkdtemp", name);
+        return;
+    }
+    run("cp '%s' '%s/run.sqlite' && chmod 0444 '%s/run.sqlite' && chmod 0555 '%s'", db, dir, dir, dir);
+    if (geteuid() == 0) {
+        snprintf(as, sizeof as, "setpriv --reuid=65534 --regid=65534 --clear-groups ");
+        if (run("%stest -x '%s' -a -r '%s/run.sqlite' 2>/dev/null", as, c->dmlcheck, dir) != 0) {
+            tap_skip(&c->t, "running as root, and user nobody cannot reach the build", "%s", name);
+            run("rm -rf '%s'", dir);
+            return;
+        }
+    }
+    int rc = run("%s'%s' report --db '%s/run.sqlite' --format md >/dev/null 2>&1", as, c->dmlcheck, dir);
+    tap_ok(&c->t, rc == 0, "%s (exit %d)", name, rc);
+    run("chmod 0755 '%s' && rm -rf '%s'", dir, dir);
+}
+
 static void test_real_run(ctx *c)
 {
     char db[512], args[1024], path[512];
@@ -304,6 +329,7 @@ static void test_real_run(ctx *c)
     snprintf(args, sizeof args, "--db '%s' --deterministic --min-cases 1 --format junit", db);
     report_to(c, args, "run_reference.xml", 0);
     check_xml(c, "run_reference.xml", true);
+    test_read_only_folder(c, db);
 }
 
 /* ---- injected failures through the library ------------------------------------------ */
