@@ -165,15 +165,53 @@ static bool has_tables(store *s, bool *any, dmlc_error *err)
     return ok ? true : sql_fail(s, err, "reading the schema");
 }
 
-static bool apply_in_transaction(store *s, const char *sql, const char *what, dmlc_error *err)
+static bool in_wal_mode(store *s)
 {
-    if (!exec_sql(s, "BEGIN IMMEDIATE", what, err))
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
         return false;
-    if (!exec_sql(s, sql, what, err)) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return false;
+    bool wal = sqlite3_step(st) == SQLITE_ROW
+               && !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    return wal;
+}
+
+/* WAL persists in the file: switching needs an exclusive lock that another run's reads and
+ * writes keep from it (SQLite answers "database is locked" at once, without waiting), so the
+ * switch is only tried on a file not yet in WAL, and losing that race to another run that
+ * switched it is fine. */
+static bool enable_wal(store *s, dmlc_error *err)
+{
+    for (int attempt = 0; attempt < 100; attempt++) { /* 10 s, as the busy timeout */
+        if (in_wal_mode(s))
+            return true;
+        if (sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK
+            && in_wal_mode(s))
+            return true;
+        sqlite3_sleep(100);
     }
-    return exec_sql(s, "COMMIT", what, err);
+    return sql_fail(s, err, "enabling WAL");
+}
+
+/* Inside a write transaction: creates the schema or applies the migrations from the version
+ * the file holds now. */
+static bool upgrade_locked(store *s, dmlc_error *err)
+{
+    int version = 0;
+    if (!read_user_version(s, &version, err))
+        return false;
+    if (version == 0)
+        return exec_sql(s, store_schema_sql, "creating the schema", err);
+    for (const migration *m = migrations; m->sql; m++)
+        if (m->from == version) {
+            if (!exec_sql(s, m->sql, "migrating the schema", err))
+                return false;
+            version++;
+        }
+    if (version != STORE_SCHEMA_VERSION)
+        return err_set(err, "%s: no migration from results schema version %d to %d", s->path,
+                       version, STORE_SCHEMA_VERSION);
+    return true;
 }
 
 /* Creates or migrates the schema; refuses newer or foreign files. */
@@ -196,22 +234,21 @@ static bool bring_schema_up(store *s, dmlc_error *err)
                            "(it has tables and no schema version); use another --db file", s->path);
     }
     /* WAL: readers never block the run; a killed writer leaves every committed batch. */
-    if (!exec_sql(s, "PRAGMA journal_mode = WAL", "enabling WAL", err)
+    if (!enable_wal(s, err)
         || !exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err)
         || !exec_sql(s, "PRAGMA foreign_keys = ON", "enabling foreign keys", err))
         return false;
-    if (version == 0)
-        return apply_in_transaction(s, store_schema_sql, "creating the schema", err);
-    for (const migration *m = migrations; m->sql; m++)
-        if (m->from == version) {
-            if (!apply_in_transaction(s, m->sql, "migrating the schema", err))
-                return false;
-            version++;
-        }
-    if (version != STORE_SCHEMA_VERSION)
-        return err_set(err, "%s: no migration from results schema version %d to %d", s->path,
-                       version, STORE_SCHEMA_VERSION);
-    return true;
+    if (version == STORE_SCHEMA_VERSION)
+        return true;
+    /* Another run may be creating or migrating this file right now: decide again under the
+     * write lock, from the version found there, so that two runs started together on a new
+     * file do not both create the tables. */
+    if (!exec_sql(s, "BEGIN IMMEDIATE", "locking the schema", err))
+        return false;
+    bool ok = upgrade_locked(s, err);
+    if (!ok)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return ok && exec_sql(s, "COMMIT", "committing the schema", err);
 }
 
 store *store_open(const char *path, dmlc_error *err)

@@ -86,4 +86,20 @@ run run --device "$long" --cases 1 --db "$tmp/long.sqlite"
 check run_refuses_options_whose_replay_line_would_be_cut \
     eval 'rc_is 2 && err_has "replay command longer than 8192 bytes"'
 
+# Three runs started together on one new file: each creates or finds the schema and WAL under
+# SQLite's locks, none stops with "table runs already exists" or "database is locked".
+if [ -n "$sqlite3" ]; then
+    shared=$tmp/shared.sqlite
+    for k in 1 2 3; do
+        "$dmlcheck" run --backend reference --cases 20000 --seed $k --shrink-budget 0 \
+            --db "$shared" >"$tmp/writer$k" 2>&1 &
+    done
+    wait
+    check three_concurrent_runs_on_a_new_file_all_finish \
+        eval '[ "$("$sqlite3" "$shared" "SELECT count(*), sum(status = '"'finished'"'), sum(cases_done) FROM runs")" = "3|3|60000" ] \
+              || { cat "$tmp"/writer? >&2; false; }'
+else
+    n=$((n + 1)); echo "ok $n - three_concurrent_runs_on_a_new_file_all_finish # SKIP no sqlite3 program"
+fi
+
 finish
