@@ -165,6 +165,28 @@ static bool has_tables(store *s, bool *any, dmlc_error *err)
     return ok ? true : sql_fail(s, err, "reading the schema");
 }
 
+/* A run must not append to a damaged file (SQLite may go on writing into it, and the
+ * report would count what it can still read): quick_check reads every page once, about
+ * 2 ms per MB here. */
+static bool intact(store *s, dmlc_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(s, err, "checking the file");
+    int rc = sqlite3_step(st);
+    char finding[256] = "";
+    if (rc == SQLITE_ROW)
+        snprintf(finding, sizeof finding, "%s", (const char *)sqlite3_column_text(st, 0));
+    else
+        snprintf(finding, sizeof finding, "%s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW && !strcmp(finding, "ok"))
+        return true;
+    return err_set(err, "%s is damaged (SQLite's quick_check: %s); nothing was written to it. "
+                   "Use another --db file; `dmlcheck report` may still read what it holds",
+                   s->path, finding);
+}
+
 static bool in_wal_mode(store *s)
 {
     sqlite3_stmt *st;
@@ -233,6 +255,8 @@ static bool bring_schema_up(store *s, dmlc_error *err)
             return err_set(err, "%s is an SQLite database but not a dmlcheck results database "
                            "(it has tables and no schema version); use another --db file", s->path);
     }
+    if (version > 0 && !intact(s, err))
+        return false;
     /* WAL: readers never block the run; a killed writer leaves every committed batch. */
     if (!enable_wal(s, err)
         || !exec_sql(s, "PRAGMA synchronous = NORMAL", "setting synchronous", err)

@@ -102,4 +102,13 @@ else
     n=$((n + 1)); echo "ok $n - three_concurrent_runs_on_a_new_file_all_finish # SKIP no sqlite3 program"
 fi
 
+# A damaged file is refused before anything is appended to it.
+"$dmlcheck" run --backend reference --cases 3000 --seed 1 --db "$tmp/damaged.sqlite" >/dev/null 2>&1
+dd if=/dev/urandom of="$tmp/damaged.sqlite" bs=4096 seek=20 count=5 conv=notrunc 2>/dev/null
+size_before=$(wc -c <"$tmp/damaged.sqlite")
+run run --backend reference --cases 300 --seed 2 --db "$tmp/damaged.sqlite"
+check run_refuses_to_append_to_a_damaged_database \
+    eval 'rc_is 2 && err_has "is damaged (SQLite'"'"'s quick_check:" \
+          && [ "$(wc -c <"$tmp/damaged.sqlite")" = "$size_before" ]'
+
 finish
