@@ -187,13 +187,15 @@ static bool intact(store *s, dmlc_error *err)
                    s->path, finding);
 }
 
+/* In WAL mode, or one that has no file to switch. */
 static bool in_wal_mode(store *s)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
         return false;
-    bool wal = sqlite3_step(st) == SQLITE_ROW
-               && !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    /* An in-memory database (":memory:") keeps its journal in memory: nothing to switch. */
+    const char *mode = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "";
+    bool wal = !strcmp(mode, "wal") || !strcmp(mode, "memory");
     sqlite3_finalize(st);
     return wal;
 }
