@@ -322,6 +322,21 @@ static const char *path_field(char *buf, size_t size, const char *base, const ch
     return buf;
 }
 
+/* Whether the number token tok[0..n) is an integer beyond int64, jansson's json_int_t. */
+static bool integer_beyond_int64(const char *tok, size_t n)
+{
+    char digits[32];
+    if (memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n))
+        return false;
+    if (n >= sizeof digits)
+        return true;
+    memcpy(digits, tok, n);
+    digits[n] = 0;
+    errno = 0;
+    (void)strtoll(digits, NULL, 10);
+    return errno == ERANGE;
+}
+
 static const char *json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -420,6 +435,9 @@ static bool check_count(const json_t *array, uint64_t count, const char *path, c
 static bool parse_uint(const json_t *v, const char *path, uint64_t max, uint64_t *out,
                        dmlc_error *err)
 {
+    const char *str = json_is_string(v) ? json_string_value(v) : NULL;
+    if (str && str[0] && str[strspn(str, "-0123456789")] == 0 && integer_beyond_int64(str, strlen(str)))
+        return err_set(err, "%s: %s is out of range [0, %" PRIu64 "]", path, str, max);
     if (!json_is_integer(v))
         return err_set(err, "%s: must be an integer, got %s", path, json_kind(v));
     json_int_t x = json_integer_value(v);
@@ -898,13 +916,59 @@ static bool parse_root(const parser *p, const json_t *root, dml_case *c)
     return true;
 }
 
+/* text with every integer token beyond int64 turned into a decimal string (malloc'd, NUL-
+ * terminated; NULL when out of memory).  jansson refuses such numbers ("too big integer"),
+ * yet a UINT64 above 2^63 is a plain number in what Python's json and ONNX tools write; as a
+ * string, an element value reads it exactly, and any other field says it is too big. */
+static char *quote_big_integers(const char *text, size_t len)
+{
+    char *copy = malloc(len + 1), *out = malloc(2 * len + 3), *o = out;
+    if (!copy || !out) {
+        free(copy);
+        free(out);
+        return NULL;
+    }
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    for (size_t i = 0; copy[i];) {
+        size_t n = 1;
+        bool quote = false;
+        if (copy[i] == '"') {
+            n = skip_string(copy, i) - i;
+        } else if (copy[i] == '-' || (copy[i] >= '0' && copy[i] <= '9')) {
+            n = strspn(copy + i, "-+.eE0123456789");
+            quote = integer_beyond_int64(copy + i, n);
+        }
+        if (quote)
+            *o++ = '"';
+        memcpy(o, copy + i, n);
+        o += n;
+        if (quote)
+            *o++ = '"';
+        i += n;
+    }
+    *o = 0;
+    free(copy);
+    return out;
+}
+
 bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err)
 {
     json_error_t jerr;
     case_free(c);
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
+    char *requoted = NULL;
+    if (!root && json_error_code(&jerr) == json_error_numeric_overflow) {
+        if (!(requoted = quote_big_integers(text, len)))
+            return err_set(err, "out of memory");
+        text = requoted;
+        len = strlen(requoted);
+        root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    }
+    if (!root) {
+        free(requoted);
         return err_set(err, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+    }
     parser p = { .err = err };
     bool ok = (p.text = malloc(len + 1)) != NULL;
     if (ok) {
@@ -914,6 +978,7 @@ bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err)
     } else {
         err_set(err, "out of memory");
     }
+    free(requoted);
     free(p.text);
     free(p.numbers);
     json_decref(root);

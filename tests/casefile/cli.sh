@@ -88,6 +88,15 @@ printf '{"op": "ARGMAX", "feature_level": 0}' >"$tmp/fl0.json"
 run validate "$tmp/fl0.json"
 check feature_level_0_is_refused_not_taken_as_absent \
     eval 'rc_is 2 && err_has "feature_level: 0 is no feature level"'
+# UINT64 values above 2^63 as plain numbers are read exactly; a size that big is out of range.
+u64=$data/argmax_u64_plain_numbers_above_2_63.json
+run exec "$u64"
+check exec_reads_uint64_above_2_63_written_as_plain_numbers eval 'rc_is 0 && out_is "{\"output\": [1]}"'
+sed 's/"Sizes": \[4\]}/"Sizes": [99999999999999999999]}/' "$u64" >"$tmp/u64_size.json"
+run validate "$tmp/u64_size.json"
+check a_size_beyond_64_bits_is_out_of_range \
+    eval 'rc_is 2 && err_has "InputTensor.Sizes[0]: 99999999999999999999 is out of range"'
+
 # A terminal escape sequence in a file's string reaches the terminal as text, not as a command.
 printf '{"op": "ARG\\u001b[31mMAX"}' >"$tmp/esc.json"
 run validate "$tmp/esc.json"
