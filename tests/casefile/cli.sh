@@ -97,6 +97,27 @@ run validate "$tmp/u64_size.json"
 check a_size_beyond_64_bits_is_out_of_range \
     eval 'rc_is 2 && err_has "InputTensor.Sizes[0]: 99999999999999999999 is out of range"'
 
+# The same, written by Python's json (plain numbers for UINT64 and INT64 extremes).
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$tmp" <<'PY'
+import json, sys
+base = {"op": "ARGMAX", "feature_level": "4_1", "Axes": [0], "AxisDirection": "DECREASING",
+        "OutputTensor": {"DataType": "UINT64", "Sizes": [1]}}
+u = dict(base, InputTensor={"DataType": "UINT64", "Sizes": [4]},
+         input=[2**64 - 1, 0, 2**63, 2**64 - 1], expected={"output": [3]})
+i = dict(base, InputTensor={"DataType": "INT64", "Sizes": [3]},
+         input=[-2**63, 2**63 - 1, -2**63], expected={"output": [1]})
+for name, case in (("py_u64", u), ("py_i64", i)):
+    with open(f"{sys.argv[1]}/{name}.json", "w") as f:
+        json.dump(case, f)
+PY
+    run exec "$tmp/py_u64.json" "$tmp/py_i64.json"
+    check exec_reads_uint64_and_int64_extremes_written_by_python_json \
+        eval 'rc_is 0 && out_has "{\"output\": [3]}" && out_has "{\"output\": [1]}"'
+else
+    n=$((n + 1)); echo "ok $n - exec_reads_uint64_and_int64_extremes_written_by_python_json # SKIP no python3"
+fi
+
 # A terminal escape sequence in a file's string reaches the terminal as text, not as a command.
 printf '{"op": "ARG\\u001b[31mMAX"}' >"$tmp/esc.json"
 run validate "$tmp/esc.json"
