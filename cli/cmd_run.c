@@ -151,6 +151,10 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "dmlcheck run: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (o.cases && o.time_s > 0) { /* which would end the run is a guess nobody should make */
+        fprintf(stderr, "dmlcheck run: --cases and --time are exclusive: give one\n");
+        return 2;
+    }
     if (!o.cases && o.time_s <= 0)
         o.cases = 10000;
     if (!seed_given)

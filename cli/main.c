@@ -22,8 +22,8 @@ static const command commands[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: dmlcheck COMMAND [OPTIONS] [ARGS]\n\n"
-               "Conformance and fuzz testing of DirectML ARGMIN, ARGMAX and MAX_POOLING2\n"
-               "implementations against a bit-exact reference.\n\ncommands:\n");
+               "Conformance and fuzz testing of implementations of DirectML operators against\n"
+               "a bit-exact reference.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nbackends:");
@@ -32,7 +32,7 @@ static void usage(FILE *f)
     fprintf(f, "\noperators:");
     for (int i = 0; i < OP_COUNT; i++)
         fprintf(f, " %s", op_table[i].name);
-    fprintf(f, "\n\n'dmlcheck COMMAND --help' describes a command.\n");
+    fprintf(f, "\n\n'dmlcheck help COMMAND' (or 'dmlcheck COMMAND --help') describes a command.\n");
 }
 
 int main(int argc, char **argv)
@@ -41,9 +41,15 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (!strcmp(argv[1], "help") && argc > 2) /* "help run" is "run --help" */
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(argv[2], commands[i].name))
+                return commands[i].run(2, (char *[]){ argv[2], "--help", NULL });
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(stdout);
-        return 0;
+        usage(argc > 2 ? stderr : stdout);
+        if (argc > 2)
+            fprintf(stderr, "\ndmlcheck help: unknown command '%s'\n", argv[2]);
+        return argc > 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("dmlcheck %s\n", DMLCHECK_VERSION);

@@ -78,6 +78,10 @@ check validate_malformed_json_exits_2 eval 'rc_is 2 && err_has "line 2, column"'
 
 run validate --help
 check validate_help_exits_0 eval 'rc_is 0 && out_has "usage: dmlcheck validate"'
+run help validate
+check help_command_prints_that_commands_help eval 'rc_is 0 && out_has "usage: dmlcheck validate"'
+run help nosuchcommand
+check help_unknown_command_exits_2_naming_it eval 'rc_is 2 && err_has "unknown command '"'"'nosuchcommand'"'"'"'
 
 # What is no case file is refused at once, by what it is.
 run exec "$data"

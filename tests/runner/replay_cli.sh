@@ -111,4 +111,9 @@ check run_refuses_to_append_to_a_damaged_database \
     eval 'rc_is 2 && err_has "is damaged (SQLite'"'"'s quick_check:" \
           && [ "$(wc -c <"$tmp/damaged.sqlite")" = "$size_before" ]'
 
+# --cases and --time together: refused, not one of them silently dropped.
+run run --backend reference --cases 5 --time 1 --db "$tmp/both.sqlite"
+check run_refuses_cases_and_time_together \
+    eval 'rc_is 2 && err_has "--cases and --time are exclusive" && [ ! -e "$tmp/both.sqlite" ]'
+
 finish
