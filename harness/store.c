@@ -224,8 +224,17 @@ static bool upgrade_locked(store *s, dmlc_error *err)
     int version = 0;
     if (!read_user_version(s, &version, err))
         return false;
-    if (version == 0)
+    if (version == 0) {
+        /* Read in the same transaction as the version: outside it, another run's schema
+         * could commit between the two reads and look like a foreign file. */
+        bool any = false;
+        if (!has_tables(s, &any, err))
+            return false;
+        if (any)
+            return err_set(err, "%s is an SQLite database but not a dmlcheck results database "
+                           "(it has tables and no schema version); use another --db file", s->path);
         return exec_sql(s, store_schema_sql, "creating the schema", err);
+    }
     for (const migration *m = migrations; m->sql; m++)
         if (m->from == version) {
             if (!exec_sql(s, m->sql, "migrating the schema", err))
@@ -235,6 +244,24 @@ static bool upgrade_locked(store *s, dmlc_error *err)
     if (version != STORE_SCHEMA_VERSION)
         return err_set(err, "%s: no migration from results schema version %d to %d", s->path,
                        version, STORE_SCHEMA_VERSION);
+    return true;
+}
+
+/* A file without a schema version: refused when it has tables (someone else's database),
+ * before dmlcheck changes anything in it.  Tables may also be another run's schema that
+ * committed after *version was read: the version is read again to tell the two apart. */
+static bool foreign_checked(store *s, int *version, dmlc_error *err)
+{
+    bool any = false;
+    if (!has_tables(s, &any, err))
+        return false;
+    if (!any)
+        return true;
+    if (!read_user_version(s, version, err))
+        return false;
+    if (*version == 0)
+        return err_set(err, "%s is an SQLite database but not a dmlcheck results database "
+                       "(it has tables and no schema version); use another --db file", s->path);
     return true;
 }
 
@@ -249,14 +276,8 @@ static bool bring_schema_up(store *s, dmlc_error *err)
         return err_set(err, "%s has results schema version %d, newer than the version %d this "
                        "dmlcheck %s understands; use a newer dmlcheck, or another --db file",
                        s->path, version, STORE_SCHEMA_VERSION, DMLCHECK_VERSION);
-    if (version == 0) {
-        bool any = false;
-        if (!has_tables(s, &any, err))
-            return false;
-        if (any)
-            return err_set(err, "%s is an SQLite database but not a dmlcheck results database "
-                           "(it has tables and no schema version); use another --db file", s->path);
-    }
+    if (version == 0 && !foreign_checked(s, &version, err))
+        return false;
     if (version > 0 && !intact(s, err))
         return false;
     /* WAL: readers never block the run; a killed writer leaves every committed batch. */
