@@ -67,12 +67,6 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
     return line;
 }
 
-static void print_replay(const exec_run *r, const char *file)
-{
-    char line[2048];
-    fprintf(stderr, "replay: %s\n", replay_command(r, file, line, sizeof line));
-}
-
 /* The outputs as one JSON line, whenever the backend produced some (a write out of bounds or
  * into the input still leaves outputs worth seeing). */
 static void print_outputs(const exec_run *r, const dml_case *c, const check_answer *a)
@@ -94,7 +88,8 @@ static void explain(const exec_run *r, const char *file, const dml_case *c, cons
 {
     if (res->j.verdict == VERDICT_PASS && !res->flushed_pass)
         return;
-    char line[2048], text[4096];
+    /* Room for a quoted PATH_MAX file name, backend text and device: the line is never cut. */
+    char line[32768], text[sizeof line + 4096];
     check_explain(c, res, replay_command(r, file, line, sizeof line), text, sizeof text);
     fprintf(stderr, "%s: %s", file, text);
 }
@@ -125,9 +120,10 @@ int exec_case_file(const exec_run *r, const char *file)
     dml_case c;
     dmlc_error err;
     case_init(&c);
+    /* A file that cannot be read or describes no valid case is a setup error: the message
+     * says what to fix in the file; a replay line would replay nothing. */
     if (!casefile_load(file, &c, &err)) {
         fprintf(stderr, "%s\n", err.msg);
-        print_replay(r, file);
         return EXIT_SETUP;
     }
     int rc;
@@ -136,7 +132,6 @@ int exec_case_file(const exec_run *r, const char *file)
         /* The file claims DirectML refuses it; dmlcheck's rules say otherwise. */
         fprintf(stderr, "%s: must_reject, but DirectML's rules (as dmlcheck knows them) accept it "
                         "at %s\n", file, fl_name(c.feature_level));
-        print_replay(r, file);
         rc = EXIT_SETUP;
     } else if (c.must_reject) {
         rc = run_case(r, file, &c); /* the backend must refuse it too */
@@ -146,7 +141,6 @@ int exec_case_file(const exec_run *r, const char *file)
             fprintf(stderr, "%s: invalid at %s: %s\n", file, fl_name(c.feature_level), err.msg);
         else
             fprintf(stderr, "%s: %s\n", file, err.msg);
-        print_replay(r, file);
         rc = EXIT_SETUP;
     } else {
         rc = run_case(r, file, &c);
