@@ -170,14 +170,14 @@ static bool has_tables(store *s, bool *any, dmlc_error *err)
  * 2 ms per MB here. */
 static bool intact(store *s, dmlc_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
-        return sql_fail(s, err, "checking the file");
-    int rc = sqlite3_step(st);
+    sqlite3_stmt *st = NULL;
     char finding[256] = "";
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         snprintf(finding, sizeof finding, "%s", (const char *)sqlite3_column_text(st, 0));
-    else
+    else /* SQLite may refuse to read the file at all: "database disk image is malformed" */
         snprintf(finding, sizeof finding, "%s", sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW && !strcmp(finding, "ok"))
