@@ -40,7 +40,7 @@ extern const char store_schema_sql[];
       " AND driver = ? AND c_version = ? AND fp_config = ? AND flushes_denormals = ?")        \
     X(DEVICE_INSERT,                                                                          \
       "INSERT INTO devices (backend, platform, device, driver, c_version, fp_config,"         \
-      " flushes_denormals) VALUES (?,?,?,?,?,?,?)")                                           \
+      " flushes_denormals) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")                    \
     X(RUN_SET_DEVICE, "UPDATE runs SET device_id = ? WHERE id = ?")                           \
     X(RUN_PROGRESS,                                                                           \
       "UPDATE runs SET cases_done = ?, failures = ?, elapsed_s = ? WHERE id = ?")             \
@@ -431,25 +431,35 @@ static void bind_device(sqlite3_stmt *st, const char *backend, const backend_inf
     sqlite3_bind_int(st, 7, info->flushes_denormals);
 }
 
+/* The id of the device row, or 0 when there is none; SQLite's result code in *rc. */
+static int64_t find_device(store *s, const char *backend, const backend_info *info, int *rc)
+{
+    sqlite3_stmt *find = s->stmt[STMT_DEVICE_FIND];
+    bind_device(find, backend, info);
+    *rc = sqlite3_step(find);
+    int64_t id = *rc == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
+    sqlite3_reset(find);
+    sqlite3_clear_bindings(find);
+    return id;
+}
+
 bool store_run_device(store *s, int64_t run_id, const char *backend, const backend_info *info,
                       int64_t *device_id, dmlc_error *err)
 {
     double t0 = now_seconds();
-    sqlite3_stmt *find = s->stmt[STMT_DEVICE_FIND];
-    bind_device(find, backend, info);
-    int rc = sqlite3_step(find);
-    *device_id = rc == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
-    sqlite3_reset(find);
-    sqlite3_clear_bindings(find);
-    s->seconds += now_seconds() - t0;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return sql_fail(s, err, "looking up the device");
+    int rc;
+    *device_id = find_device(s, backend, info, &rc);
     if (rc == SQLITE_DONE) {
+        /* Another run may record the same device between the two statements: the insert
+         * then does nothing, and the second look-up finds that run's row. */
         bind_device(s->stmt[STMT_DEVICE_INSERT], backend, info);
         if (!run_plain(s, STMT_DEVICE_INSERT, "recording the device", err))
             return false;
-        *device_id = sqlite3_last_insert_rowid(s->db);
+        *device_id = find_device(s, backend, info, &rc);
     }
+    s->seconds += now_seconds() - t0;
+    if (rc != SQLITE_ROW)
+        return sql_fail(s, err, "looking up the device");
     sqlite3_stmt *link = s->stmt[STMT_RUN_SET_DEVICE];
     sqlite3_bind_int64(link, 1, *device_id);
     sqlite3_bind_int64(link, 2, run_id);
