@@ -140,29 +140,38 @@ static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *er
     return false;
 }
 
+/* Runs a one-row query and copies its first column into buf; SQLITE_ROW when it did, else
+ * SQLite's result code with its message in buf ("database disk image is malformed"). */
+static int single_text(store *s, const char *sql, char *buf, size_t size)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    const unsigned char *text = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+    snprintf(buf, size, "%s", rc == SQLITE_ROW ? (text ? (const char *)text : "")
+                                               : sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static bool read_user_version(store *s, int *version, dmlc_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    char text[32];
+    if (single_text(s, "PRAGMA user_version", text, sizeof text) != SQLITE_ROW)
         return sql_fail(s, err, "reading the schema version");
-    bool ok = sqlite3_step(st) == SQLITE_ROW;
-    if (ok)
-        *version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return ok ? true : sql_fail(s, err, "reading the schema version");
+    *version = atoi(text);
+    return true;
 }
 
 /* True when the file already holds tables (a version-0 file with tables is not ours). */
 static bool has_tables(store *s, bool *any, dmlc_error *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+    char text[32];
+    if (single_text(s, "SELECT count(*) FROM sqlite_master", text, sizeof text) != SQLITE_ROW)
         return sql_fail(s, err, "reading the schema");
-    bool ok = sqlite3_step(st) == SQLITE_ROW;
-    if (ok)
-        *any = sqlite3_column_int(st, 0) > 0;
-    sqlite3_finalize(st);
-    return ok ? true : sql_fail(s, err, "reading the schema");
+    *any = atoi(text) > 0;
+    return true;
 }
 
 /* A run must not append to a damaged file (SQLite may go on writing into it, and the
@@ -170,17 +179,9 @@ static bool has_tables(store *s, bool *any, dmlc_error *err)
  * 2 ms per MB here. */
 static bool intact(store *s, dmlc_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    char finding[256] = "";
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        snprintf(finding, sizeof finding, "%s", (const char *)sqlite3_column_text(st, 0));
-    else /* SQLite may refuse to read the file at all: "database disk image is malformed" */
-        snprintf(finding, sizeof finding, "%s", sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW && !strcmp(finding, "ok"))
+    char finding[256]; /* SQLite may refuse to read the file at all: its message then */
+    if (single_text(s, "PRAGMA quick_check(1)", finding, sizeof finding) == SQLITE_ROW
+        && !strcmp(finding, "ok"))
         return true;
     return err_set(err, "%s is damaged (SQLite's quick_check: %s); nothing was written to it. "
                    "Use another --db file; `dmlcheck report` may still read what it holds",
@@ -190,14 +191,11 @@ static bool intact(store *s, dmlc_error *err)
 /* In WAL mode, or one that has no file to switch. */
 static bool in_wal_mode(store *s)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
+    char mode[32];
+    if (single_text(s, "PRAGMA journal_mode", mode, sizeof mode) != SQLITE_ROW)
         return false;
     /* An in-memory database (":memory:") keeps its journal in memory: nothing to switch. */
-    const char *mode = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "";
-    bool wal = !strcmp(mode, "wal") || !strcmp(mode, "memory");
-    sqlite3_finalize(st);
-    return wal;
+    return !strcmp(mode, "wal") || !strcmp(mode, "memory");
 }
 
 /* WAL persists in the file: switching needs an exclusive lock that another run's reads and

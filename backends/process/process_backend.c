@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -105,16 +106,16 @@ static int wait_fd(int fd, short events, double deadline)
     }
 }
 
-/* 1 sent, 0 timed out, -1 the child is gone. */
-static int send_by(int fd, const void *data, size_t n, double deadline)
+/* Moves n bytes through the socket, sending (POLLOUT) or receiving (POLLIN), waiting for
+ * it until deadline: 1 done, 0 timed out, -1 the child is gone (end of file or error). */
+static int transfer_by(int fd, uint8_t *p, size_t n, short direction, double deadline)
 {
-    const uint8_t *p = data;
     while (n) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        ssize_t k = direction == POLLOUT ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(fd, POLLOUT, deadline);
+            int w = wait_fd(fd, direction, deadline);
             if (w <= 0)
                 return w;
             continue;
@@ -127,26 +128,15 @@ static int send_by(int fd, const void *data, size_t n, double deadline)
     return 1;
 }
 
-/* 1 read, 0 timed out, -1 end of file or error. */
+static int send_by(int fd, const void *data, size_t n, double deadline)
+{
+    /* send() only reads the bytes: the cast lets one loop serve both directions. */
+    return transfer_by(fd, (uint8_t *)(uintptr_t)data, n, POLLOUT, deadline);
+}
+
 static int recv_by(int fd, void *dst, size_t n, double deadline)
 {
-    uint8_t *p = dst;
-    while (n) {
-        ssize_t k = recv(fd, p, n, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(fd, POLLIN, deadline);
-            if (w <= 0)
-                return w;
-            continue;
-        }
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 1;
+    return transfer_by(fd, dst, n, POLLIN, deadline);
 }
 
 static bool grow(backend *b, size_t n)
