@@ -6,16 +6,8 @@
 #   sh tests/adapters/adapter_bench.sh build/dmlcheck LABEL 'process:PY ADAPTER' [CASES]
 set -u
 dmlcheck=$1 label=$2 backend=$3 cases=${4:-3000}
-tmp=${TMPDIR:-/tmp}/dmlcheck-adapter-bench.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/bench_rate.sh"
 
-rate() { # rate K -> cases/s of one run
-    rm -f "$tmp/db.sqlite"*
-    "$dmlcheck" run --backend "$backend" --cases "$cases" --seed 1 --shrink-budget 0 \
-        --inputs-per-desc "$1" --db "$tmp/db.sqlite" >"$tmp/out" 2>&1
-    sed -n 's/^summary: .*(\([0-9]*\) cases\/s.*/\1/p' "$tmp/out"
-}
-one=$(rate 1) sixteen=$(rate 16)
+one=$(rate "$backend") sixteen=$(rate "$backend" --inputs-per-desc 16)
 printf '%-12s %7s cases/s, %7s cases/s with --inputs-per-desc 16   (%s cases, seed 1)\n' \
     "$label" "${one:-?}" "${sixteen:-?}" "$cases"

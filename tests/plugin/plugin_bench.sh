@@ -7,16 +7,7 @@
 #   sh tests/plugin/plugin_bench.sh build/dmlcheck build/tests/plugin/libreference_plugin.so [CASES]
 set -u
 dmlcheck=$1 plugin=$2 cases=${3:-20000}
-tmp=${TMPDIR:-/tmp}/dmlcheck-plugin-bench.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-rate() { # rate BACKEND -> cases/s of one run
-    rm -f "$tmp/db.sqlite"*
-    "$dmlcheck" run --backend "$1" --cases "$cases" --seed 1 --shrink-budget 0 \
-        --db "$tmp/db.sqlite" >"$tmp/out" 2>&1
-    sed -n 's/^summary: .*(\([0-9]*\) cases\/s.*/\1/p' "$tmp/out"
-}
+. "$(dirname "$0")/../lib/bench_rate.sh"
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 echo "dmlcheck run --cases $cases --seed 1, default-size cases, the reference engine on both sides"

@@ -9,20 +9,15 @@
 # The protocol target (issue 10) is >= 5,000 cases/s for the echo adapter.
 set -u
 dmlcheck=$1 src=$2 cases=${3:-20000}
-tmp=${TMPDIR:-/tmp}/dmlcheck-process-bench.$$
-mkdir -p "$tmp" || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/bench_rate.sh"
 py=
 for p in python3 /usr/bin/python3; do
     if "$p" -c 'import numpy' >/dev/null 2>&1; then py=$p; break; fi
 done
 
 bench() { # bench LABEL BACKEND
-    rm -f "$tmp/db.sqlite"*
-    "$dmlcheck" run --backend "$2" --cases "$cases" --seed 1 --shrink-budget 0 \
-        --db "$tmp/db.sqlite" >"$tmp/out" 2>&1
-    rate=$(sed -n 's/^summary: .*(\([0-9]*\) cases\/s.*/\1/p' "$tmp/out")
-    printf '%-28s %8s cases/s   (%s)\n' "$1" "${rate:-?}" "$2"
+    r=$(rate "$2")
+    printf '%-28s %8s cases/s   (%s)\n' "$1" "${r:-?}" "$2"
 }
 
 echo "dmlcheck run --cases $cases --seed 1 --shrink-budget 0, default-size cases"
