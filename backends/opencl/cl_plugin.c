@@ -85,7 +85,8 @@ static dmlcheck_status cl_execute(void *context, void *op, const dmlcheck_buffer
         return say(message, size, DMLCHECK_ERROR, "the input buffer is not TotalTensorSizeInBytes long");
     cl_io io = { b->input, b->output, b->output_size, c->indices.present ? b->output_indices : NULL,
                  c->indices.present ? b->output_indices_size : 0 };
-    cl_exec exec = { .nan_propagate = b->hints & DMLCHECK_HINT_NAN_PROPAGATE, .flush_denormals = false };
+    cl_exec exec = { .nan_propagate = b->hints & DMLCHECK_HINT_NAN_PROPAGATE,
+                     .flush_denormals = b->hints & DMLCHECK_HINT_FLUSH_DENORMALS };
     cl_msg err = { "" };
     static const dmlcheck_status statuses[] = {
         [CL_RUN_OK] = DMLCHECK_OK, [CL_RUN_ERROR] = DMLCHECK_ERROR,

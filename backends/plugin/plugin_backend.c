@@ -268,7 +268,8 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
         memcpy(input, c->input_data, in_bytes);
         dmlcheck_buffers bufs = {
             .struct_size = sizeof bufs,
-            .hints = opt->nan == NAN_POLICY_PROPAGATE ? DMLCHECK_HINT_NAN_PROPAGATE : 0,
+            .hints = (opt->nan == NAN_POLICY_PROPAGATE ? DMLCHECK_HINT_NAN_PROPAGATE : 0)
+                     | (opt->flush_denormals ? DMLCHECK_HINT_FLUSH_DENORMALS : 0),
             .input = input, .input_size = in_bytes,
             .output = o.block + GUARD_BYTES, .output_size = out->output_bytes,
             .output_indices = out->indices ? idx.block + GUARD_BYTES : NULL,

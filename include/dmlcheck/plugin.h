@@ -99,6 +99,12 @@ typedef struct dmlcheck_buffers {
  * choice may follow it; one without ignores it (NaN-dependent answers are then reported as
  * unspecified, not failed, unless --strict). */
 #define DMLCHECK_HINT_NAN_PROPAGATE 0x1u
+/* This case judges fp32 denormals as flushed to the zero of their sign (docs/SEMANTICS.md
+ * D6), in comparisons and in the values written: an implementation that can flush on
+ * request may follow it; one that cannot ignores it.  `run` never sets it (a device that
+ * flushes says so with DMLCHECK_CAP_FLUSHES_DENORMALS); tests that drive a backend through
+ * both paths do.  Added within ABI 1: an unknown hint is ignored by every plug-in. */
+#define DMLCHECK_HINT_FLUSH_DENORMALS 0x2u
 
 typedef struct dmlcheck_plugin {
     uint32_t abi_version;     /* DMLCHECK_PLUGIN_ABI_VERSION the plug-in was built with */
