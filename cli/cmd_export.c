@@ -24,10 +24,10 @@ static void usage(FILE *f)
         "Writes case gN:SEED:INDEX as a case file with the reference's expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
         "options can be reused) and ignored.\n\n"
-        "gN is the generator version that drew the case; this dmlcheck has version %d and\n"
-        "refuses an id of another version (exit 2).  A bare SEED:INDEX is exported as version\n"
-        "%d with a warning.  --db FILE checks the id against the run that recorded it, as\n"
-        "`dmlcheck replay --help` describes.\n", GEN_VERSION, GEN_VERSION);
+        "gN is the generator version that drew the case; this dmlcheck draws versions %d to %d\n"
+        "and refuses any other (exit 2).  A bare SEED:INDEX is exported as version %d with a\n"
+        "warning.  --db FILE checks the id against the run that recorded it, as\n"
+        "`dmlcheck replay --help` describes.\n", GEN_OLDEST_VERSION, GEN_VERSION, GEN_VERSION);
 }
 
 int cmd_export(int argc, char **argv)
@@ -51,7 +51,7 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "dmlcheck export: out of memory\n");
     else {
         char comment[160], name[GEN_CASE_ID_SIZE];
-        gen_case_id id = { .version = GEN_VERSION, .seed = o.seed, .index = case_index };
+        gen_case_id id = { .version = o.gen.version, .seed = o.seed, .index = case_index };
         snprintf(comment, sizeof comment, "dmlcheck export %s: %s values, %s layout",
                  gen_format_case_id(&id, name, sizeof name), gen_distribution_name(info.dist),
                  gen_layout_name(info.layout));

@@ -38,12 +38,13 @@ static void usage(FILE *f)
         "Regenerates case gN:SEED:INDEX (give the generator options the run used; every replay\n"
         "command `run` prints has them) and shows the reference and backend outputs, the first\n"
         "differences and the inputs that decided them.\n\n"
-        "gN is the generator version that drew the case; this dmlcheck has version %d and\n"
-        "refuses an id of another version (exit 2), which could name a different case here.\n"
-        "A bare SEED:INDEX (printed before ids had a version) is replayed as version %d with\n"
-        "a warning.  --db FILE looks up the run that recorded the case and refuses when its\n"
+        "gN is the generator version that drew the case; this dmlcheck draws versions %d to %d\n"
+        "(an id's own version draws its case) and refuses any other (exit 2), which could\n"
+        "name a different case here.  A bare SEED:INDEX (printed before ids had a version)\n"
+        "is replayed as version %d with a warning.  --db FILE looks up the run that recorded the case and refuses when its\n"
         "generator version or options differ from this command's, naming the option and\n"
-        "printing the command with the run's options.\n", GEN_VERSION, GEN_VERSION);
+        "printing the command with the run's options.\n", GEN_OLDEST_VERSION, GEN_VERSION,
+        GEN_VERSION);
 }
 
 static void print_uints(const char *name, const UINT *v, unsigned n)
@@ -199,7 +200,7 @@ static int judge_and_show(const runner_options *o, uint64_t case_index, const dm
     if (ran && res.j.verdict != VERDICT_PASS)
         print_differences(k, &oracle->expected, &a.outputs);
     char replay[RUNNER_REPLAY_LINE_MAX], args[RUNNER_REPLAY_ARGS_MAX], name[GEN_CASE_ID_SIZE];
-    gen_case_id id = { .version = GEN_VERSION, .seed = o->seed, .index = case_index };
+    gen_case_id id = { .version = o->gen.version, .seed = o->seed, .index = case_index };
     const char *options = runner_replay_args(o, args, sizeof args);
     snprintf(replay, sizeof replay, "dmlcheck replay %s %s", gen_format_case_id(&id, name, sizeof name),
              options ? options : "(the options: too long to print)");

@@ -26,7 +26,10 @@
 #include "op_module.h"
 #include "prng.h"
 
-#define GEN_DEFAULT_MAX_ELEMENTS 4096
+/* The budget without --max-elements: version 2's whole budget; since version 3 the cap of
+ * the largest size tier (three times 2^20 elements: 12 MiB of FLOAT32, 24 MiB of INT64). */
+#define GEN_V2_DEFAULT_MAX_ELEMENTS 4096
+#define GEN_DEFAULT_MAX_ELEMENTS (3ull << 20)
 /* The values' own stream when several cases share a descriptor ("values" in ASCII). */
 #define VALUES_STREAM UINT64_C(0x76616c756573)
 /* Larger budgets are clamped: keeps strides and spans far from UINT overflow. */
@@ -55,7 +58,7 @@ const char *gen_distribution_name(gen_distribution d)
 void gen_options_default(gen_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->max_elements = GEN_DEFAULT_MAX_ELEMENTS;
+    opt->version = GEN_VERSION;
     opt->reject_per_mille = GEN_DEFAULT_REJECT_PER_MILLE;
     opt->inputs_per_desc = 1;
 }
@@ -142,30 +145,104 @@ static const unsigned dist_weights[GEN_DIST_COUNT] = {
     [GEN_DIST_nan_some] = 2, [GEN_DIST_nan_all] = 1, [GEN_DIST_denormal] = 2,
     [GEN_DIST_int_extremes] = 3, [GEN_DIST_padding_window] = 1, [GEN_DIST_must_reject] = 0,
 };
+/* The large tiers look for where the work is split, so they favour values whose winner is
+ * at an end or among many ties (the last element wins under DECREASING): a dropped last
+ * chunk or a lost carry shows there.  Value semantics get their cases in the small tiers. */
+static const unsigned dist_weights_large[GEN_DIST_COUNT] = {
+    [GEN_DIST_uniform] = 2, [GEN_DIST_ties] = 4, [GEN_DIST_all_equal] = 2,
+    [GEN_DIST_extreme_at_both_ends] = 6, [GEN_DIST_signed_zero] = 1, [GEN_DIST_inf] = 1,
+    [GEN_DIST_nan_some] = 1, [GEN_DIST_nan_all] = 1, [GEN_DIST_denormal] = 1,
+    [GEN_DIST_int_extremes] = 1, [GEN_DIST_padding_window] = 1, [GEN_DIST_must_reject] = 0,
+};
 
-static gen_distribution draw_distribution(prng *p, const dml_case *c)
+static gen_distribution draw_distribution(prng *p, const dml_case *c, const unsigned *weights)
 {
     unsigned total = 0;
     for (int d = 0; d < GEN_DIST_COUNT; d++)
         if (gen_distribution_applies((gen_distribution)d, c->op, c->input.type))
-            total += dist_weights[d];
+            total += weights[d];
     uint64_t pick = prng_below(p, total);
     for (int d = 0;; d++)
         if (gen_distribution_applies((gen_distribution)d, c->op, c->input.type)) {
-            if (pick < dist_weights[d])
+            if (pick < weights[d])
                 return (gen_distribution)d;
-            pick -= dist_weights[d];
+            pick -= weights[d];
         }
 }
 
 /* ---- Sizes --------------------------------------------------------------------------- */
 
-/* The element cap of one case: most cases are small (cheap, and small tensors meet the edges
- * as often), one in ten may use the whole budget. */
+bool gen_version_supported(unsigned version)
+{
+    return version >= GEN_OLDEST_VERSION && version <= GEN_VERSION;
+}
+
+uint64_t gen_max_elements(const gen_options *opt)
+{
+    uint64_t budget = opt->max_elements ? opt->max_elements
+                      : opt->version == 2 ? GEN_V2_DEFAULT_MAX_ELEMENTS
+                                          : GEN_DEFAULT_MAX_ELEMENTS;
+    return budget < GEN_MAX_ELEMENTS_CAP ? budget : GEN_MAX_ELEMENTS_CAP;
+}
+
+static uint64_t at_most(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Version 2's element cap of one case: most cases are small (cheap, and small tensors meet
+ * the edges as often), one in ten may use the whole budget. */
 static uint64_t draw_case_budget(prng *p, uint64_t budget)
 {
     uint64_t r = prng_below(p, 10), cap = r < 5 ? 64 : r < 9 ? 512 : budget;
-    return cap < budget ? cap : budget;
+    return at_most(cap, budget);
+}
+
+/* Size tiers since version 3, drawn per GEN_TIER_DRAWS before the values: the large and
+ * huge tiers reach the long extents (shape_request) where kernels split, tile and overflow
+ * 16-bit counters; the deepest tier the most dimensions that cannot be merged away.  They
+ * are rare because a large case costs as much as hundreds of small ones (the rates keep a
+ * default run within 20% of its cases/s without them: `meson test --benchmark --suite
+ * runner`); each stays within --max-elements (a smaller budget leaves the case small). */
+typedef enum gen_tier { TIER_SMALL, TIER_DEEPEST, TIER_MEDIUM, TIER_LARGE, TIER_HUGE } gen_tier;
+#define GEN_TIER_DRAWS 32768
+#define GEN_TIER_HUGE 1        /* long extent past 2^20, within 3 * 2^20 elements */
+#define GEN_TIER_LARGE 64      /* long extent past 2^16, within 3 * 2^16 elements */
+#define GEN_TIER_MEDIUM 128    /* long extent past 2^12, within 3 * 2^12 elements */
+#define GEN_TIER_DEEPEST 1024  /* highest rank, every dimension >= 2, within 4096 elements */
+
+static uint64_t tier_extent(gen_tier tier)
+{
+    return tier == TIER_HUGE ? 1u << 20 : tier == TIER_LARGE ? 1u << 16 : tier == TIER_MEDIUM ? 1u << 12 : 0;
+}
+
+/* Version 2 has no tiers and draws nothing here. */
+static gen_tier draw_tier(prng *p, unsigned version, uint64_t budget)
+{
+    if (version == 2)
+        return TIER_SMALL;
+    uint64_t r = prng_below(p, GEN_TIER_DRAWS);
+    static const struct { gen_tier tier; unsigned draws; } tiers[] = {
+        { TIER_HUGE, GEN_TIER_HUGE }, { TIER_LARGE, GEN_TIER_LARGE },
+        { TIER_MEDIUM, GEN_TIER_MEDIUM }, { TIER_DEEPEST, GEN_TIER_DEEPEST },
+    };
+    gen_tier tier = TIER_SMALL;
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0] && tier == TIER_SMALL; i++) {
+        if (r < tiers[i].draws)
+            tier = tiers[i].tier;
+        r -= tiers[i].draws;
+    }
+    return tier_extent(tier) && budget <= tier_extent(tier) ? TIER_DEEPEST : tier;
+}
+
+static shape_request draw_request(prng *p, gen_tier tier, uint64_t budget)
+{
+    shape_request rq = { 0 };
+    if (tier_extent(tier)) {
+        rq.long_extent_over = tier_extent(tier);
+        rq.budget = at_most(3 * rq.long_extent_over, budget);
+    } else {
+        rq.deepest = tier == TIER_DEEPEST;
+        rq.budget = draw_case_budget(p, at_most(GEN_SMALL_TIERS_ELEMENTS, budget));
+    }
+    return rq;
 }
 
 /* ---- Layouts ------------------------------------------------------------------------- */
@@ -332,9 +409,10 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
               gen_info *info, dmlc_error *err)
 {
     prng p;
-    uint64_t budget = opt->max_elements ? opt->max_elements : GEN_DEFAULT_MAX_ELEMENTS;
-    if (budget > GEN_MAX_ELEMENTS_CAP)
-        budget = GEN_MAX_ELEMENTS_CAP;
+    unsigned version = opt->version ? opt->version : GEN_VERSION;
+    if (!gen_version_supported(version))
+        return err_set(err, "generator version %u is not one this dmlcheck draws (%d to %d)",
+                       version, GEN_OLDEST_VERSION, GEN_VERSION);
     /* The descriptor comes from the case's group; with one case per group (the default) the
      * values continue on the same stream, as they always did. */
     uint64_t per = opt->inputs_per_desc > 1 ? opt->inputs_per_desc : 1, group = index / per;
@@ -344,9 +422,13 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
         return false;
     c->input.present = c->output.present = true;
     draw_types(&p, opt, c);
-    info->dist = draw_distribution(&p, c);
-    budget = draw_case_budget(&p, budget);
-    case_module(c)->draw_shape(&p, budget, info->dist == GEN_DIST_padding_window, c);
+    uint64_t budget = gen_max_elements(opt);
+    gen_tier tier = draw_tier(&p, version, budget);
+    info->dist = draw_distribution(&p, c, tier_extent(tier) ? dist_weights_large : dist_weights);
+    shape_request rq = version == 2 ? (shape_request){ .budget = draw_case_budget(&p, budget) }
+                                    : draw_request(&p, tier, budget);
+    rq.padding_window = info->dist == GEN_DIST_padding_window;
+    case_module(c)->draw_shape(&p, &rq, c);
     draw_layouts(&p, c, info);
     case_link(c);
     bool reject = gen_reject_maybe(seed, group, opt, c);
@@ -471,9 +553,7 @@ const char *gen_options_text(const gen_options *opt, char *buf, size_t size)
 {
     char ops[96], types[160];
     /* The budget exactly as gen_case computes it, so equal texts draw equal cases. */
-    uint64_t budget = opt->max_elements ? opt->max_elements : GEN_DEFAULT_MAX_ELEMENTS;
-    if (budget > GEN_MAX_ELEMENTS_CAP)
-        budget = GEN_MAX_ELEMENTS_CAP;
+    uint64_t budget = gen_max_elements(opt);
     ops_text(opt->op_mask, ops, sizeof ops);
     types_text(opt->input_type_mask, types, sizeof types);
     int n = snprintf(buf, size, "feature-level=%s max-elements=%" PRIu64 " ops=%s types=%s "

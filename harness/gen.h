@@ -41,7 +41,11 @@ const char *gen_layout_name(gen_layout l);
 const char *gen_distribution_name(gen_distribution d);
 
 typedef struct gen_options {
-    uint64_t max_elements;             /* input element budget per case; default 4096 */
+    /* Input element budget per case; 0: the version's default (gen_max_elements). */
+    uint64_t max_elements;
+    /* The generator version drawing the cases: GEN_VERSION, or an older supported one
+     * (gen_version_supported) to replay the ids it printed; 0 reads as GEN_VERSION. */
+    unsigned version;
     /* Cases per thousand whose descriptor is broken so that DirectML requires refusing it at
      * the case's level (dml_case.must_reject; default GEN_DEFAULT_REJECT_PER_MILLE). */
     unsigned reject_per_mille;
@@ -79,7 +83,19 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
  * Version 1 is every generator before ids carried a version (bare "SEED:INDEX", runs stored
  * without gen_version).  It named no single generator, so nothing drawn then is replayed as
  * version 2 without the user saying so. */
-#define GEN_VERSION 2
+#define GEN_VERSION 3
+/* Version 3 added the size tiers (gen.c draw_request) and nothing else: version 2's cases
+ * are drawn by the same code with the tiers left out, so ids printed by version 2 (the
+ * published conformance reports hold thousands) still replay. */
+#define GEN_OLDEST_VERSION 2
+
+bool gen_version_supported(unsigned version);
+/* Since version 3 all but the large size tiers stay within this many input elements (and
+ * --max-elements); version 2 had no other tier. */
+#define GEN_SMALL_TIERS_ELEMENTS 4096
+/* The input element budget gen_case uses: --max-elements, or the version's default
+ * (4096 for version 2, 3 * 2^20 since version 3), clamped to 2^28. */
+uint64_t gen_max_elements(const gen_options *opt);
 
 typedef struct gen_case_id {
     unsigned version;    /* the generator version; 0: a bare legacy SEED:INDEX, which names none */

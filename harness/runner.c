@@ -206,6 +206,9 @@ int runner_parse_case_command(const char *command, int argc, char **argv,
     }
     o->seed = id.seed;
     *index = id.index;
+    /* An older generator still supported draws its own ids' cases (gen.h GEN_OLDEST_VERSION). */
+    if (gen_version_supported(id.version))
+        o->gen.version = id.version;
     return runner_check_case_id(command, &id, o);
 }
 

@@ -82,10 +82,10 @@ static bool with_stored_options(const runner_options *o, const char *stored, run
 
 static int refuse_version(const char *command, const char *name, unsigned version)
 {
-    fprintf(stderr, "dmlcheck %s: case %s was drawn by generator version %u, but this dmlcheck's "
-            "generator is version %d, which may draw a different case for the same seed and "
+    fprintf(stderr, "dmlcheck %s: case %s was drawn by generator version %u, but this dmlcheck "
+            "draws versions %d to %d, which may draw a different case for the same seed and "
             "index; replay it with the dmlcheck that printed it, or run again to find the "
-            "failure anew\n", command, name, version, GEN_VERSION);
+            "failure anew\n", command, name, version, GEN_OLDEST_VERSION, GEN_VERSION);
     return 2;
 }
 
@@ -93,13 +93,13 @@ static int refuse_version(const char *command, const char *name, unsigned versio
 static int check_against_db(const char *command, const gen_case_id *id, const runner_options *o)
 {
     char ours[GEN_OPTIONS_TEXT_SIZE], name[GEN_CASE_ID_SIZE], args[RUNNER_REPLAY_ARGS_MAX];
-    gen_case_id current = { .version = GEN_VERSION, .seed = id->seed, .index = id->index };
+    gen_case_id current = { .version = o->gen.version, .seed = id->seed, .index = id->index };
     store_case_origin run;
     bool found;
     dmlc_error err;
     gen_options_text(&o->gen, ours, sizeof ours);
     gen_format_case_id(id, name, sizeof name);
-    if (!store_find_case_origin(o->db_path, id->seed, id->index, GEN_VERSION, ours, &run, &found, &err)) {
+    if (!store_find_case_origin(o->db_path, id->seed, id->index, o->gen.version, ours, &run, &found, &err)) {
         fprintf(stderr, "dmlcheck %s: %s\n", command, err.msg);
         return 2;
     }
@@ -109,7 +109,7 @@ static int check_against_db(const char *command, const gen_case_id *id, const ru
                 id->seed, id->index);
         return 2;
     }
-    if (run.gen_version != GEN_VERSION) {
+    if (run.gen_version != o->gen.version) {
         fprintf(stderr, "dmlcheck %s: %s: run %lld (dmlcheck %s%s%s) recorded case %s with "
                 "generator version %u\n", command, o->db_path, (long long)run.run_id,
                 run.dmlcheck_version, run.git_revision[0] ? ", " : "", run.git_revision, name,
@@ -120,7 +120,7 @@ static int check_against_db(const char *command, const gen_case_id *id, const ru
     if (!strcmp(run.gen_options, ours)) {
         fprintf(stderr, "dmlcheck %s: case %s matches run %lld in %s (generator version %d, "
                 "same generator options)\n", command, name, (long long)run.run_id, o->db_path,
-                GEN_VERSION);
+                o->gen.version);
         return -1;
     }
     fprintf(stderr, "dmlcheck %s: %s: run %lld drew case %s with other generator options, so "
@@ -136,7 +136,7 @@ int runner_check_case_id(const char *command, const gen_case_id *id, const runne
 {
     char name[GEN_CASE_ID_SIZE];
     gen_format_case_id(id, name, sizeof name);
-    if (id->version && id->version != GEN_VERSION)
+    if (id->version && !gen_version_supported(id->version))
         return refuse_version(command, name, id->version);
     if (o->db_path)
         return check_against_db(command, id, o);

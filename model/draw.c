@@ -73,3 +73,51 @@ void draw_dims(prng *p, unsigned rank, uint64_t budget, UINT *sizes)
     }
 }
 
+
+void draw_dims_split(prng *p, unsigned rank, uint64_t budget, UINT *sizes)
+{
+    /* s + 1 <= 2s for every s >= 1, so the grown product stays within 2^rank * (budget >> rank). */
+    draw_dims(p, rank, budget >> rank, sizes);
+    for (unsigned i = 0; i < rank; i++)
+        sizes[i] += 1;
+}
+
+void draw_grow_extent(prng *p, unsigned rank, uint32_t group, unsigned grow, uint64_t over,
+                      uint64_t budget, UINT *sizes)
+{
+    uint64_t in_group = 1, outside = 1;
+    for (unsigned i = 0; i < rank; i++)
+        if (i != grow)
+            *((group & (1u << i)) ? &in_group : &outside) *= sizes[i];
+    /* A target product T in [over + 1, cap - in_group + 1] rounds up to a multiple of
+     * in_group that still fits: cap >= (over + 1) * in_group keeps the range non-empty. */
+    uint64_t cap = budget / outside;
+    uint64_t target = over + 1 + prng_below(p, cap - in_group + 1 - over);
+    sizes[grow] = (UINT)((target + in_group - 1) / in_group);
+}
+
+static const struct {
+    uint64_t up_to;
+    const char *name;
+} size_tiers[] = {
+    { 4096, "up to 4096" },
+    { 65536, "4097 to 65536" },
+    { 1048576, "65537 to 1048576" },
+    { UINT64_MAX, "over 1048576" },
+};
+
+const char *size_tier_name(uint64_t long_extent)
+{
+    size_t i = 0;
+    while (long_extent > size_tiers[i].up_to)
+        i++;
+    return size_tiers[i].name;
+}
+
+unsigned size_tier_names(const char **names, unsigned max)
+{
+    unsigned n = 0;
+    for (; n < max && n < sizeof size_tiers / sizeof size_tiers[0]; n++)
+        names[n] = size_tiers[n].name;
+    return n;
+}

@@ -60,6 +60,8 @@ typedef struct op_tensor_rules {
     bool output_is_input_type;                   /* OutputTensor.DataType == InputTensor's */
 } op_tensor_rules;
 
+struct shape_request; /* draw.h */
+
 struct op_module {
     const char *name; /* "arg_reduce" */
     /* True when OutputTensor holds positions (ARGMIN/ARGMAX); false when it holds the chosen
@@ -95,9 +97,10 @@ struct op_module {
                          uint64_t *first, uint64_t *last);
 
     /* Generation.  Draws the input shape, the parameters and the output (and indices)
-     * sizes within `budget` input elements; c->op, types and feature level are set.
-     * padding_window: make an output element whose window lies wholly in padding. */
-    void (*draw_shape)(prng *p, uint64_t budget, bool padding_window, dml_case *c);
+     * sizes as the request asks (shape_request, draw.h); c->op, types and feature level
+     * are set.  A plain request (no long extent, not deepest) must draw exactly as the
+     * generator always did: older case ids replay through it. */
+    void (*draw_shape)(prng *p, const struct shape_request *rq, dml_case *c);
     bool has_padding;  /* windows can reach into padding (distribution padding_window) */
     bool channel_dims; /* dimensions 0 and 1 are N and C (layouts try channels-last) */
 

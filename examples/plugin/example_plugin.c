@@ -10,9 +10,12 @@
  *     dmlcheck run --backend plugin:./libexample.so --types FLOAT32 --cases 2000
  *
  * Arguments (after the path, comma-separated): bug=ties, bug=padding or bug=crash plant a
- * classic implementation bug, bug=refuse (5-D pooling refused as invalid) and
- * bug=unsupported (rank-8 inputs unsupported) a gap in what the plug-in claims, so a first
- * run shows what a failing report looks like:
+ * classic implementation bug, bug=index16 (indices held in 16 bits) and bug=last_chunk (a
+ * reduction split into 4096-element chunks that drops a partial last chunk) two that only
+ * large tensors show, bug=rank8 (room for seven dimensions once mergeable ones are merged:
+ * an eighth loses its stride) one that only rank 8 shows, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
+ * (rank-8 inputs unsupported) a gap in what the plug-in claims, so a first run shows what a
+ * failing report looks like:
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
  */
 #include <math.h>
@@ -25,7 +28,24 @@
 
 #define MAX_RANK 8
 
-typedef enum bug { BUG_NONE, BUG_TIES, BUG_PADDING, BUG_CRASH, BUG_REFUSE, BUG_UNSUPPORTED } bug;
+#define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
+    X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(REFUSE, "refuse")          \
+    X(UNSUPPORTED, "unsupported")
+
+typedef enum bug {
+#define X(id, name) BUG_##id,
+    BUGS(X)
+#undef X
+} bug;
+
+static const char *const bug_names[] = {
+#define X(id, name) name,
+    BUGS(X)
+#undef X
+};
+
+/* The planted split: work-items each take this many elements of a reduction. */
+#define CHUNK_ELEMENTS 4096
 
 typedef struct context {
     bug bug;
@@ -92,10 +112,12 @@ static float load_f32(const void *buf, uint64_t elem)
     return v;
 }
 
-/* Writes an index in the output's integer type. */
-static void store_index(const tensor *t, void *buf, uint64_t elem, uint64_t value)
+/* Writes an index in the output's integer type (bug=index16: as a 16-bit counter held it). */
+static void store_index(const context *ctx, const tensor *t, void *buf, uint64_t elem, uint64_t value)
 {
     char *p = buf;
+    if (ctx->bug == BUG_INDEX16)
+        value = (uint16_t)value;
     if (t->type == DML_TENSOR_DATA_TYPE_UINT64 || t->type == DML_TENSOR_DATA_TYPE_INT64)
         memcpy(p + elem * 8, &value, 8);
     else {
@@ -112,9 +134,30 @@ static int compare(float a, float b)
     return a > b ? 1 : a < b ? -1 : 0; /* +0 == -0: a tie (D3) */
 }
 
+/* Dimensions left once those of size 1 go and neighbours that walk memory as one (both
+ * reduced or both kept, the outer stride the inner's span) merge: what a kernel's parameter
+ * block must hold. */
+static unsigned unmergeable_dims(const op *o)
+{
+    unsigned count = 0, last = MAX_RANK;
+    for (unsigned i = 0; i < o->in.rank; i++) {
+        if (o->in.sizes[i] == 1)
+            continue;
+        bool merges = last < MAX_RANK && o->reduced[last] == o->reduced[i]
+                      && o->in.strides[last] == o->in.strides[i] * o->in.sizes[i];
+        count += !merges;
+        last = i;
+    }
+    return count;
+}
+
 static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffers *b)
 {
     bool minimize = o->type == DML_OPERATOR_ARGMIN;
+    uint64_t strides[MAX_RANK];
+    memcpy(strides, o->in.strides, sizeof strides);
+    if (ctx->bug == BUG_RANK8 && unmergeable_dims(o) > 7)
+        strides[0] = 0; /* the planted overflow: the eighth dimension's stride had no slot */
     for (uint64_t out = 0; out < o->out.elements; out++) {
         uint32_t oc[MAX_RANK], rc[MAX_RANK];
         uint64_t rem = out;
@@ -125,6 +168,8 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
         uint64_t group = 1;
         for (unsigned i = 0; i < o->in.rank; i++)
             group *= o->reduced[i] ? o->in.sizes[i] : 1;
+        if (ctx->bug == BUG_LAST_CHUNK && group > CHUNK_ELEMENTS)
+            group -= group % CHUNK_ELEMENTS; /* the partial last chunk is never looked at */
         uint64_t best = 0;
         float best_v = 0;
         for (uint64_t r = 0; r < group; r++) {
@@ -136,7 +181,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
                     rc[i] = (uint32_t)(q % o->in.sizes[i]);
                     q /= o->in.sizes[i];
                 }
-                off += rc[i] * o->in.strides[i];
+                off += rc[i] * strides[i];
             }
             float v = load_f32(b->input, off);
             int c = minimize ? compare(-v, -best_v) : compare(v, best_v);
@@ -146,7 +191,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
                 best_v = v;
             }
         }
-        store_index(&o->out, b->output, offset_of(&o->out, out), best);
+        store_index(ctx, &o->out, b->output, offset_of(&o->out, out), best);
     }
 }
 
@@ -191,7 +236,7 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
         }
         memcpy((char *)b->output + offset_of(&o->out, out) * 4, &best_v, 4);
         if (o->has_idx)
-            store_index(&o->idx, b->output_indices, offset_of(&o->idx, out), found ? best : UINT64_MAX);
+            store_index(ctx, &o->idx, b->output_indices, offset_of(&o->idx, out), found ? best : UINT64_MAX);
     }
 }
 
@@ -202,22 +247,17 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
     if (!ctx)
         return fail(message, size, DMLCHECK_ERROR, "out of memory");
     for (size_t i = 0; args && args[i]; i++) {
-        if (!strcmp(args[i], "bug=ties"))
-            ctx->bug = BUG_TIES;
-        else if (!strcmp(args[i], "bug=padding"))
-            ctx->bug = BUG_PADDING;
-        else if (!strcmp(args[i], "bug=crash"))
-            ctx->bug = BUG_CRASH;
-        else if (!strcmp(args[i], "bug=refuse"))
-            ctx->bug = BUG_REFUSE;
-        else if (!strcmp(args[i], "bug=unsupported"))
-            ctx->bug = BUG_UNSUPPORTED;
-        else {
+        size_t k = 1;
+        while (k < sizeof bug_names / sizeof bug_names[0]
+               && (strncmp(args[i], "bug=", 4) || strcmp(args[i] + 4, bug_names[k])))
+            k++;
+        if (k == sizeof bug_names / sizeof bug_names[0]) {
             snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
-                     "bug=refuse, bug=unsupported)", args[i]);
+                     "bug=index16, bug=last_chunk, bug=rank8, bug=refuse, bug=unsupported)", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
+        ctx->bug = (bug)k;
     }
     *context_out = ctx;
     return DMLCHECK_OK;
@@ -241,9 +281,8 @@ static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilit
 static void example_info(void *context_in, dmlcheck_info *info)
 {
     const context *ctx = context_in;
-    static const char *const names[] = { "", " (bug=ties)", " (bug=padding)", " (bug=crash)",
-                                         " (bug=refuse)", " (bug=unsupported)" };
-    snprintf(info->platform, sizeof info->platform, "dmlcheck example plug-in%s", names[ctx->bug]);
+    snprintf(info->platform, sizeof info->platform, "dmlcheck example plug-in%s%s%s",
+             ctx->bug ? " (bug=" : "", bug_names[ctx->bug], ctx->bug ? ")" : "");
     snprintf(info->device, sizeof info->device, "host CPU");
     snprintf(info->driver, sizeof info->driver, "1.0");
 }

@@ -228,12 +228,35 @@ static void draw_axes(prng *p, dml_case *c)
         c->axes[i] = perm[i];
 }
 
-static void arg_reduce_draw_shape(prng *p, uint64_t budget, bool padding_window, dml_case *c)
+/* A reduction over more than rq->long_extent_over elements: every dimension drawn small,
+ * then one reduced axis grown until the reduced elements pass the size. */
+static void draw_long_reduction(prng *p, const shape_request *rq, dml_case *c)
 {
-    (void)padding_window;
-    c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
-    draw_dims(p, c->input.rank, budget, c->input.sizes);
-    draw_axes(p, c);
+    uint32_t reduced = 0;
+    for (UINT a = 0; a < c->axis_count; a++)
+        reduced |= 1u << c->axes[a];
+    draw_dims(p, c->input.rank, rq->budget / (rq->long_extent_over + 1), c->input.sizes);
+    unsigned grow = c->axes[prng_below(p, c->axis_count)];
+    draw_grow_extent(p, c->input.rank, reduced, grow, rq->long_extent_over, rq->budget,
+                     c->input.sizes);
+}
+
+static void arg_reduce_draw_shape(prng *p, const shape_request *rq, dml_case *c)
+{
+    bool deepest = rq->deepest && rq->budget >> DML_MAX_RANK;
+    if (rq->long_extent_over && rq->budget > rq->long_extent_over) {
+        c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
+        draw_axes(p, c);
+        draw_long_reduction(p, rq, c);
+    } else if (deepest) {
+        c->input.rank = DML_MAX_RANK;
+        draw_dims_split(p, c->input.rank, rq->budget, c->input.sizes);
+        draw_axes(p, c);
+    } else {
+        c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
+        draw_dims(p, c->input.rank, rq->budget, c->input.sizes);
+        draw_axes(p, c);
+    }
     c->direction = prng_chance(p, 1, 2) ? DML_AXIS_DIRECTION_INCREASING : DML_AXIS_DIRECTION_DECREASING;
     arg_reduce_output_sizes(c, false, &c->output.rank, c->output.sizes);
 }
@@ -326,13 +349,18 @@ static const char *axis_kind(const dml_case *c)
 static unsigned arg_reduce_coverage(const dml_case *c, const char **dims, const char **values,
                                     unsigned max)
 {
-    if (max < 2)
+    if (max < 3)
         return 0;
+    uint64_t reduced = 1;
+    for (UINT a = 0; a < c->axis_count && a < DML_MAX_RANK; a++)
+        reduced *= c->axes[a] < c->input.rank ? c->input.sizes[c->axes[a]] : 1;
     dims[0] = OP_COVERAGE_AXES;
     values[0] = axis_kind(c);
     dims[1] = "argmin/argmax direction";
     values[1] = c->direction == DML_AXIS_DIRECTION_DECREASING ? "decreasing" : "increasing";
-    return 2;
+    dims[2] = "argmin/argmax elements reduced per output";
+    values[2] = size_tier_name(reduced);
+    return 3;
 }
 
 static unsigned arg_reduce_coverage_buckets(const char **dims, const char **values, unsigned max)
@@ -344,7 +372,10 @@ static unsigned arg_reduce_coverage_buckets(const char **dims, const char **valu
         dims[n] = n < 5 ? OP_COVERAGE_AXES : "argmin/argmax direction";
         values[n] = all[n];
     }
-    return n;
+    unsigned tiers = size_tier_names(values + n, max - n);
+    for (unsigned i = 0; i < tiers; i++)
+        dims[n + i] = "argmin/argmax elements reduced per output";
+    return n + tiers;
 }
 
 static const op_tensor_rules arg_reduce_tensors = { &arg_reduce_input, &arg_reduce_output, NULL, false };

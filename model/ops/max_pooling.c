@@ -414,11 +414,61 @@ static uint64_t pool_output_sizes(dml_case *c, bool ceil_mode)
     return tensor_element_count(c->output.rank, c->output.sizes);
 }
 
-static void max_pooling_draw_shape(prng *p, uint64_t budget, bool padding_window, dml_case *c)
+/* Input sizes as rq asks: a plane (the spatial elements of one N,C) past
+ * rq->long_extent_over, every dimension at least 2 at 5-D, or drawn freely. */
+static void draw_pooling_input(prng *p, const shape_request *rq, dml_case *c)
 {
-    c->spatial_count = 2 + (UINT)prng_below(p, 2);
+    bool deepest = rq->deepest && rq->budget >> 5;
+    c->spatial_count = deepest ? 3 : 2 + (UINT)prng_below(p, 2);
     c->input.rank = c->spatial_count + 2;
-    draw_dims(p, c->input.rank, budget, c->input.sizes);
+    if (rq->long_extent_over && rq->budget > rq->long_extent_over) {
+        uint32_t plane = ((1u << c->input.rank) - 1) & ~3u; /* dimensions 2 and up */
+        draw_dims(p, c->input.rank, rq->budget / (rq->long_extent_over + 1), c->input.sizes);
+        draw_grow_extent(p, c->input.rank, plane, 2 + (unsigned)prng_below(p, c->spatial_count),
+                         rq->long_extent_over, rq->budget, c->input.sizes);
+    } else if (deepest) {
+        draw_dims_split(p, c->input.rank, rq->budget, c->input.sizes);
+    } else {
+        draw_dims(p, c->input.rank, rq->budget, c->input.sizes);
+    }
+}
+
+/* Window taps over all outputs: the reference's and any backend's work. */
+static uint64_t pool_work(dml_case *c, bool ceil_mode)
+{
+    uint64_t work = pool_output_sizes(c, ceil_mode);
+    for (UINT s = 0; s < c->spatial_count; s++)
+        work *= c->window[s];
+    return work;
+}
+
+static void narrow_window(dml_case *c, UINT s, UINT in_padding, UINT widest)
+{
+    if (c->window[s] > widest)
+        c->window[s] = widest;
+    UINT below = dilated_window(c, s) - 1;
+    c->start_padding[s] = s == in_padding ? below + 1
+                          : c->start_padding[s] < below ? c->start_padding[s] : below;
+    c->end_padding[s] = c->end_padding[s] < below ? c->end_padding[s] : below;
+    fit_window(c, s, c->input.sizes[s + 2]);
+}
+
+/* A large plane keeps its work within `cap` taps: a window as wide as the plane, padded by
+ * as much again, would cost the square of the plane.  Dimension by dimension the window
+ * narrows to 4 and the padding below it, then to 2 (the padding-window dimension keeps just
+ * enough start padding for its all-padding window). */
+static void bound_pooling_work(dml_case *c, bool ceil_mode, UINT in_padding, uint64_t cap)
+{
+    for (UINT widest = 4; widest >= 2; widest /= 2)
+        for (UINT s = 0; s < c->spatial_count && pool_work(c, ceil_mode) > cap; s++)
+            narrow_window(c, s, in_padding, widest);
+}
+
+static void max_pooling_draw_shape(prng *p, const shape_request *rq, dml_case *c)
+{
+    uint64_t budget = rq->budget;
+    bool padding_window = rq->padding_window;
+    draw_pooling_input(p, rq, c);
     for (UINT s = 0; s < c->spatial_count; s++)
         draw_window(p, c, s, c->input.sizes[s + 2]);
     UINT in_padding = c->spatial_count; /* none */
@@ -440,6 +490,8 @@ static void max_pooling_draw_shape(prng *p, uint64_t budget, bool padding_window
         c->start_padding[s] = s == in_padding ? dilated_window(c, s) : 0;
         fit_window(c, s, c->input.sizes[s + 2]);
     }
+    if (rq->long_extent_over)
+        bound_pooling_work(c, ceil_mode, in_padding, 4 * budget);
     pool_output_sizes(c, ceil_mode);
     if (c->indices.present) {
         c->indices.rank = c->output.rank;
@@ -548,6 +600,9 @@ static void rounding_of(const dml_case *c, bool *inexact, bool *ceil_sized)
     }
 }
 
+/* The size tier of one N,C plane: where pooling kernels tile. */
+#define POOLING_PLANE_TIER "pooling elements per N,C plane"
+
 static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const char **values,
                                      unsigned max)
 {
@@ -559,7 +614,11 @@ static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const
     rounding_of(c, &inexact, &ceil_sized);
     const char *const d[] = { "pooling spatial dims", "pooling window (largest)",
                               "pooling stride (largest)", "pooling dilation (largest)",
-                              "pooling padding", "pooling output rounding", "pooling indices tensor" };
+                              "pooling padding", "pooling output rounding", "pooling indices tensor",
+                              POOLING_PLANE_TIER };
+    uint64_t plane = 1;
+    for (unsigned s = 0; s < c->spatial_count; s++)
+        plane *= c->input.sizes[c->input.rank - c->spatial_count + s];
     const char *const v[] = {
         c->spatial_count == 3 ? "3 (N,C,D,H,W)" : "2 (N,C,H,W)",
         size_bucket(largest(c->window, c->spatial_count)),
@@ -568,6 +627,7 @@ static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const
         !padded ? "none" : asymmetric ? "asymmetric" : "symmetric",
         ceil_sized ? "ceil" : inexact ? "floor" : "exact (floor = ceil)",
         c->indices.present ? "with" : "without",
+        size_tier_name(plane),
     };
     unsigned n = 0;
     for (; n < max && n < sizeof v / sizeof v[0]; n++) {
@@ -596,7 +656,10 @@ static unsigned max_pooling_coverage_buckets(const char **dims, const char **val
             dims[n] = all[d].dim;
             values[n++] = all[d].values[v];
         }
-    return n;
+    unsigned tiers = size_tier_names(values + n, max - n);
+    for (unsigned i = 0; i < tiers; i++)
+        dims[n + i] = POOLING_PLANE_TIER;
+    return n + tiers;
 }
 
 /* ---- Text ------------------------------------------------------------------------------- */

@@ -384,10 +384,12 @@ static void test_runner_lines(tap *t)
     lines[fread(lines, 1, sizeof lines - 1, out)] = 0;
     fclose(out);
     const char *sig = strstr(lines, "new-signature fail kind=tie_other_way");
+    char replay_prefix[64];
+    snprintf(replay_prefix, sizeof replay_prefix, "\n  replay: dmlcheck replay g%d:7:", GEN_VERSION);
     const char *next = sig ? strchr(sig, '\n') : NULL;
     if (!tap_ok(t, code == 1 && next && !strncmp(next, "\n  fail: tie_other_way: output[", 31)
                 && strstr(next, "\n    input at the returned index: input[") && strstr(next, "tie-rule")
-                && strstr(next, "\n  replay: dmlcheck replay g2:7:"),
+                && strstr(next, replay_prefix),
                 "run_new_signature_lines_carry_the_check_explanation"))
         tap_diag("exit %d (%s); output:\n%s", code, code == 2 ? err.msg : "", lines);
     for (const char *suffix = ""; suffix; suffix = !*suffix ? "-wal" : !strcmp(suffix, "-wal") ? "-shm" : NULL) {

@@ -240,32 +240,67 @@ static void test_determinism(tap *t)
     tap_ok(t, differs == cases, "INDEX and INDEX+1 give different cases (%u/%u)", differs, cases);
 }
 
-/* The first case of seed 1, pinned.  A change to the generator (draw order, weights, a new
- * draw) renames every SEED:INDEX, so recorded cases stop replaying: when you change the
- * generator ON PURPOSE, update these two pins (run this test, copy the "got" lines) and say
- * so in the commit message. */
-#define GOLDEN_DESCRIPTION \
-    "ARGMAX 5_0 i32->u64 padded must_reject sizes{7} strides{2} out{1} axes{1} dir 0"
-#define GOLDEN_FINGERPRINT UINT64_C(0x3c4e57e24afef528)
+/* The first case of seed 1 and cases 0..GOLDEN_SPAN-1 folded into one number, pinned per
+ * generator version.  A change to the generator (draw order, weights, a new draw) renames
+ * every SEED:INDEX, so recorded cases stop replaying: when you change the generator ON
+ * PURPOSE, bump GEN_VERSION, keep the older versions' pins (their draws must not move: their
+ * ids still replay), add the new version's (run this test, copy the "got" lines) and say so
+ * in the commit message.  Version 2's pins were taken from the generator before version 3
+ * existed. */
+#define GOLDEN_SPAN 2000
+static const struct {
+    unsigned version;
+    const char *description;
+    uint64_t fingerprint, span;
+} goldens[] = {
+    { 2, "ARGMAX 5_0 i32->u64 padded must_reject sizes{7} strides{2} out{1} axes{1} dir 0",
+      UINT64_C(0x3c4e57e24afef528), UINT64_C(0xa84268ce5b3e7c95) },
+    { 3, "ARGMAX 5_0 i32->u64 permuted must_reject sizes{1,5,1,1,1,12,1} strides{60,12,60,12,12,1,12} "
+         "out{1,5,1,1,1,12,1} axes{6,7} dir 1",
+      UINT64_C(0x04be5338b325ea58), UINT64_C(0x1a55905c20a0e894) },
+};
+
+static uint64_t span_fingerprint(const gen_options *opt)
+{
+    uint64_t folded = UINT64_C(0xcbf29ce484222325);
+    for (uint64_t i = 0; i < GOLDEN_SPAN; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(1, i, opt, &c, &info))
+            return 0;
+        folded = (folded ^ case_fingerprint(&c) ^ ((uint64_t)info.dist << 8 | info.layout))
+                 * UINT64_C(0x100000001b3);
+        case_free(&c);
+    }
+    return folded;
+}
 
 static void test_golden(tap *t)
 {
-    gen_options opt;
-    gen_options_default(&opt);
-    dml_case c;
-    gen_info info;
-    char text[1024];
-    if (!generate(1, 0, &opt, &c, &info)) {
-        tap_ok(t, false, "golden: case 1:0 generates");
-        return;
+    for (size_t g = 0; g < sizeof goldens / sizeof goldens[0]; g++) {
+        gen_options opt;
+        gen_options_default(&opt);
+        opt.version = goldens[g].version;
+        dml_case c;
+        gen_info info;
+        char text[1024];
+        if (!generate(1, 0, &opt, &c, &info)) {
+            tap_ok(t, false, "golden g%u: case 1:0 generates", opt.version);
+            continue;
+        }
+        describe(&c, &info, text, sizeof text);
+        uint64_t fp = case_fingerprint(&c), span = span_fingerprint(&opt);
+        if (!tap_ok(t, !strcmp(text, goldens[g].description), "golden g%u: case 1:0 descriptor is pinned",
+                    opt.version))
+            tap_diag("got \"%s\"", text);
+        if (!tap_ok(t, fp == goldens[g].fingerprint,
+                    "golden g%u: case 1:0 fingerprint (descriptor + bytes) is pinned", opt.version))
+            tap_diag("got UINT64_C(0x%016" PRIx64 ")", fp);
+        if (!tap_ok(t, span == goldens[g].span, "golden g%u: cases 1:0 to 1:%d are pinned",
+                    opt.version, GOLDEN_SPAN - 1))
+            tap_diag("got UINT64_C(0x%016" PRIx64 ")", span);
+        case_free(&c);
     }
-    describe(&c, &info, text, sizeof text);
-    uint64_t fp = case_fingerprint(&c);
-    if (!tap_ok(t, !strcmp(text, GOLDEN_DESCRIPTION), "golden: case 1:0 descriptor is pinned"))
-        tap_diag("got \"%s\"", text);
-    if (!tap_ok(t, fp == GOLDEN_FINGERPRINT, "golden: case 1:0 fingerprint (descriptor + bytes) is pinned"))
-        tap_diag("got UINT64_C(0x%016" PRIx64 ")", fp);
-    case_free(&c);
 }
 
 /* ---- Layout and distribution checks -------------------------------------------------- */
@@ -490,9 +525,10 @@ static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t
     cv->dist[info->dist]++;
     cv->layout[info->layout]++;
     cv->out_layout[output_layout_of(&c->output)]++;
-    cv->budget_edge += case_tensor_elements(&c->input) == opt->max_elements;
-    if (case_tensor_elements(&c->input) > opt->max_elements
-        || case_tensor_elements(&c->output) > 4 * opt->max_elements) {
+    uint64_t budget = gen_max_elements(opt);
+    cv->budget_edge += case_tensor_elements(&c->input)
+                       == (budget < GEN_SMALL_TIERS_ELEMENTS ? budget : GEN_SMALL_TIERS_ELEMENTS);
+    if (case_tensor_elements(&c->input) > budget || case_tensor_elements(&c->output) > 4 * budget) {
         char text[1024];
         describe(c, info, text, sizeof text);
         if (cv->over_budget++ == 0)
@@ -617,7 +653,7 @@ static void test_coverage(tap *t)
     tap_ok(t, cv->axes_several && cv->axes_all && cv->axes_unsorted, "one, several, all axes, unsorted order");
     tap_ok(t, cv->indices_with && cv->indices_without, "pooling with and without indices");
     tap_ok(t, cv->ceil_sizes && cv->dilated && cv->asym_padding, "ceil output sizes, dilations, asymmetric padding");
-    tap_ok(t, cv->budget_edge > 0, "some inputs exactly at the element budget");
+    tap_ok(t, cv->budget_edge > 0, "some inputs exactly at the small tiers' element budget");
     tap_ok(t, cv->ref_padding_window == cv->dist[GEN_DIST_padding_window],
            "reference: every padding_window case has a window entirely in padding");
     tap_ok(t, cv->ref_nan > 0 && cv->ref_denormal > 0,
@@ -625,6 +661,90 @@ static void test_coverage(tap *t)
     tap_ok(t, cv->extreme_checked > 0 && cv->extreme_split == cv->extreme_checked,
            "reference: extreme_at_both_ends makes INCREASING and DECREASING pick first and last");
     free(cv);
+}
+
+/* ---- Size tiers ------------------------------------------------------------------------ */
+
+#define TIER_CASES 100000
+
+typedef struct tier_counts {
+    unsigned medium, reduce_over_2_16, plane_over_2_16, over_2_20, over_budget, invalid;
+    unsigned deepest_axes[DML_MAX_RANK + 1]; /* rank-8 ARGMIN/ARGMAX, every size >= 2, unmergeable */
+} tier_counts;
+
+static uint64_t long_extent(const dml_case *c)
+{
+    uint64_t n = 1;
+    if (op_table[c->op].module == &op_module_arg_reduce)
+        for (UINT a = 0; a < c->axis_count; a++)
+            n *= c->input.sizes[c->axes[a]];
+    else
+        for (UINT s = 0; s < c->spatial_count; s++)
+            n *= c->input.sizes[c->input.rank - c->spatial_count + s];
+    return n;
+}
+
+static void count_tier(tier_counts *k, dml_case *c, const gen_info *info)
+{
+    bool reduce = op_table[c->op].module == &op_module_arg_reduce;
+    uint64_t extent = long_extent(c);
+    k->medium += extent > 4096 && extent <= 65536;
+    k->reduce_over_2_16 += reduce && extent > 65536;
+    k->plane_over_2_16 += !reduce && extent > 65536;
+    k->over_2_20 += extent > (1u << 20);
+    k->over_budget += case_tensor_elements(&c->input) > (3u << 20);
+    if (extent > 65536 && !c->must_reject)
+        k->invalid += !validate_case(c, NULL);
+    bool split = c->input.rank == DML_MAX_RANK;
+    for (UINT d = 0; d < c->input.rank; d++)
+        split &= c->input.sizes[d] >= 2;
+    bool unmergeable = info->layout == GEN_LAYOUT_permuted || info->layout == GEN_LAYOUT_padded;
+    if (reduce && split && unmergeable && !c->must_reject)
+        k->deepest_axes[c->axis_count]++;
+}
+
+/* The tiers reach what the small cases never do: reductions and planes past 2^16 and 2^20
+ * elements, and rank 8 with every dimension split, each number of reduced axes, in layouts
+ * no kernel can merge. */
+static void test_tiers(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    tier_counts k = { 0 };
+    for (uint64_t i = 0; i < TIER_CASES; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(1, i, &opt, &c, &info))
+            break;
+        count_tier(&k, &c, &info);
+        case_free(&c);
+    }
+    tap_ok(t, k.reduce_over_2_16 >= 20 && k.plane_over_2_16 >= 20,
+           "tiers: ARGMIN/ARGMAX reductions (%u) and pooling planes (%u) past 2^16 elements",
+           k.reduce_over_2_16, k.plane_over_2_16);
+    tap_ok(t, k.medium >= 100, "tiers: long extents of 4097 to 65536 elements (%u)", k.medium);
+    tap_ok(t, k.over_2_20 >= 1, "tiers: long extents past 2^20 elements (%u)", k.over_2_20);
+    tap_ok(t, k.over_budget == 0 && k.invalid == 0, "tiers: within 3 * 2^20 input elements (%u over), "
+           "valid (%u invalid)", k.over_budget, k.invalid);
+    bool every = true;
+    for (unsigned axes = 1; axes <= DML_MAX_RANK; axes++)
+        every &= k.deepest_axes[axes] > 0;
+    tap_ok(t, every, "tiers: rank 8, every size >= 2, permuted or padded, with 1..8 reduced axes "
+           "(%u %u %u %u %u %u %u %u)", k.deepest_axes[1], k.deepest_axes[2], k.deepest_axes[3],
+           k.deepest_axes[4], k.deepest_axes[5], k.deepest_axes[6], k.deepest_axes[7], k.deepest_axes[8]);
+    gen_options_default(&opt);
+    opt.max_elements = GEN_SMALL_TIERS_ELEMENTS;
+    uint64_t largest = 0;
+    for (uint64_t i = 0; i < 20000; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(1, i, &opt, &c, &info))
+            break;
+        largest = case_tensor_elements(&c.input) > largest ? case_tensor_elements(&c.input) : largest;
+        case_free(&c);
+    }
+    tap_ok(t, largest <= GEN_SMALL_TIERS_ELEMENTS, "tiers: --max-elements 4096 keeps every case small "
+           "(largest %" PRIu64 ")", largest);
 }
 
 /* ---- Filters ------------------------------------------------------------------------- */
@@ -833,8 +953,13 @@ static void test_options_text(tap *t)
     char ta[GEN_OPTIONS_TEXT_SIZE], tb[GEN_OPTIONS_TEXT_SIZE];
     gen_options_default(&a);
     tap_ok(t, !strcmp(gen_options_text(&a, ta, sizeof ta),
-                      "feature-level=any max-elements=4096 ops=any types=any reject-rate=20"),
+                      "feature-level=any max-elements=3145728 ops=any types=any reject-rate=20"),
            "default options text: %s", ta);
+    b = a;
+    b.version = 2;
+    tap_ok(t, !strcmp(gen_options_text(&b, tb, sizeof tb),
+                      "feature-level=any max-elements=4096 ops=any types=any reject-rate=20"),
+           "generator version 2's default budget stays 4096: %s", tb);
     b = a;
     b.max_elements = 0; /* gen_case reads 0 as the default budget */
     b.op_mask = (1u << OP_COUNT) - 1;
@@ -862,6 +987,7 @@ int main(void)
     test_inputs_per_desc(&t);
     test_golden(&t);
     test_coverage(&t);
+    test_tiers(&t);
     test_filters(&t);
     test_types_agree_with_validator(&t);
     return tap_done(&t);

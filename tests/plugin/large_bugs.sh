@@ -1,0 +1,40 @@
+#!/bin/sh
+# large_bugs.sh: bugs that only large tensors show are found by a default-length run.  The
+# example plug-in plants two that real kernels have had: bug=index16 (an index held in a
+# 16-bit counter: wrong past element 65,535) and bug=last_chunk (a reduction split into
+# 4,096-element chunks whose partial last chunk is dropped), and one rank 8 needs: bug=rank8
+# (room for seven dimensions once mergeable ones are merged).  A default run of 10,000 cases
+# must fail on each (bug=last_chunk's kind is often tie_other_way: the dropped winner's value
+# is also found earlier in a ties case; issue 11's root-cause kinds); the same run kept to the small tiers
+# (--max-elements 4096, all that generator version 2 drew) must not, which is why the size
+# tiers exist.  No shrinking: this is about finding, and shrinking a 2^17-element case is a
+# test of its own.
+# Usage: large_bugs.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
+set -u
+dmlcheck=$1 example=$2
+. "$(dirname "$0")/../lib/cli_tap.sh"
+
+judged_failures() { sed -n 's/^feature-level .* fail=\([0-9]*\) .*/\1/p' "$tmp/out" | awk '{ n += $1 } END { print n + 0 }'; }
+
+for bug in index16 last_chunk; do
+    rm -f "$tmp/db.sqlite"*
+    run run --backend "plugin:$example,bug=$bug" --types FLOAT32 --cases 10000 --seed 1 \
+        --shrink-budget 0 --db "$tmp/db.sqlite"
+    check "default_run_finds_bug_${bug}" \
+        eval 'rc_is 1 && [ "$(judged_failures)" -gt 0 ] && out_has "new-signature fail kind="'
+    rm -f "$tmp/db.sqlite"*
+    run run --backend "plugin:$example,bug=$bug" --types FLOAT32 --cases 10000 --seed 1 \
+        --shrink-budget 0 --max-elements 4096 --db "$tmp/db.sqlite"
+    check "small_tiers_alone_miss_bug_${bug}" eval 'rc_is 0 && [ "$(judged_failures)" = 0 ]'
+done
+# The deepest tier stays within 4,096 elements; generator version 2 (no tiers) missed this
+# bug in 6 of 6 seeds (README "Size tiers").
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$example,bug=rank8" --types FLOAT32 --cases 10000 --seed 1 \
+    --shrink-budget 0 --db "$tmp/db.sqlite"
+check "default_run_finds_bug_rank8" eval 'rc_is 1 && [ "$(judged_failures)" -gt 0 ]'
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
+    --db "$tmp/db.sqlite"
+check "the_example_without_a_bug_passes_the_same_run" eval 'rc_is 0 && [ "$(judged_failures)" = 0 ]'
+finish
