@@ -2,7 +2,8 @@
  * backend computes the reference answer and then reports (or commits) one fault: an error, an
  * unsupported case, a write out of bounds, a modified input, a wrong element, or a device that
  * flushes fp32 denormals.  Each test checks exec's exit code and that its message names the
- * fault and ends with a replay line. */
+ * fault and ends with a replay line.  The fake backend runs in exec's worker process, opened
+ * there with the fault as its argument ("FAULT:FLUSHES"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,22 @@ typedef enum fault { FAULT_NONE, FAULT_ERROR, FAULT_UNSUPPORTED, FAULT_OOB, FAUL
 
 struct backend {
     fault fault;
+    bool device_flushes; /* what info() says: the device flushes fp32 denormals */
 };
 
 static backend *fake_open(const char *device, const char *args, dmlc_error *err)
 {
-    (void)args;
     (void)device;
-    (void)err;
-    return calloc(1, sizeof(backend));
+    unsigned f = 0, flushes = 0;
+    backend *b = calloc(1, sizeof(backend));
+    if (!b || !args || sscanf(args, "%u:%u", &f, &flushes) != 2) {
+        free(b);
+        err_set(err, "fake backend: give FAULT:FLUSHES");
+        return NULL;
+    }
+    b->fault = (fault)f;
+    b->device_flushes = flushes != 0;
+    return b;
 }
 
 /* The flushed-input answer a device without denormal support gives. */
@@ -57,7 +66,7 @@ static run_status fake_run(backend *b, const dml_case *c, const exec_options *op
 static void fake_info(backend *b, backend_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->flushes_denormals = b->fault == FAULT_FLUSH;
+    info->flushes_denormals = b->device_flushes;
 }
 
 static void fake_close(backend *b) { free(b); }
@@ -71,16 +80,20 @@ static const backend_vtable fake_backend = {
 static int exec_with(fault f, bool device_flushes, const char *file, char *msg, size_t size)
 {
     /* The outputs' JSON lines would break the TAP stream: send them to /dev/null. */
-    exec_run r = { .vt = &fake_backend, .out = fopen("/dev/null", "w") };
+    char args[32];
+    snprintf(args, sizeof args, "%u:%u", (unsigned)f, device_flushes ? 1u : 0u);
+    exec_run r = { .vt = &fake_backend, .backend_args = args, .out = fopen("/dev/null", "w") };
     dmlc_error err;
-    r.b = fake_backend.open(NULL, NULL, &err);
-    r.b->fault = f;
-    r.flushes_denormals = device_flushes;
+    if (!exec_start(&r, &err)) {
+        snprintf(msg, size, "exec_start: %s", err.msg);
+        fclose(r.out);
+        return -1;
+    }
     fflush(stderr);
     int saved = dup(2);
     FILE *capture = tmpfile();
     dup2(fileno(capture), 2);
-    int rc = exec_case_file(&r, file);
+    int rc = exec_exit_code(exec_case_file(&r, file));
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -88,7 +101,7 @@ static int exec_with(fault f, bool device_flushes, const char *file, char *msg, 
     size_t n = fread(msg, 1, size - 1, capture);
     msg[n] = 0;
     fclose(capture);
-    fake_backend.close(r.b);
+    exec_stop(&r);
     fclose(r.out);
     return rc;
 }

@@ -60,4 +60,11 @@ stop_after 2 INT run --backend "plugin:$plugin,delay_ms=400" --cases 1000 --seed
     --shrink-budget 0 --db "$tmp/db.sqlite"
 check run_sigint_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000'
 
+# exec: a case that takes 10 s is abandoned at once.
+stop_after 1 TERM exec --backend "plugin:$plugin,delay_ms=10000" "$one" "$one"
+check exec_sigterm_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000'
+stop_after 1 INT exec --backend "plugin:$plugin,delay_ms=10000" "$one"
+check exec_sigint_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000'
+check exec_stopped_says_so err_has "stopped by a signal"
+
 finish
