@@ -59,9 +59,12 @@ static void usage(FILE *f)
             "  {\"output\": [...], \"indices\": [...]}\n"
             "Compares bit-exactly (NaN by NaN-ness) with the reference and, where a file holds\n"
             "\"expected\", with that, and names the first differing element.  A case without\n"
-            "\"feature_level\" runs at the lowest level where it is valid.\n\n"
+            "\"feature_level\" runs at the lowest level where it is valid.\n"
+            "FILE - reads one case from standard input, at most %zu bytes (a larger case: save it\n"
+            "to a file, which may hold %zu); its replay line says to save it first.\n\n"
             "options:\n"
-            "  --backend NAME       implementation under test (default: reference); one of:");
+            "  --backend NAME       implementation under test (default: reference); one of:",
+            CASEFILE_MAX_STREAM_BYTES - 1, CASEFILE_MAX_FILE_BYTES - 1);
     for (size_t i = 0; backend_registry[i]; i++)
         fprintf(f, " %s", backend_registry[i]->name);
     fprintf(f, "\n"
@@ -85,10 +88,28 @@ static void usage(FILE *f)
             "130 stopped by SIGINT or SIGTERM\n", default_case_timeout_ms());
 }
 
-/* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell. */
+/* FILE "-" is standard input. */
+static bool is_stdin(const char *file)
+{
+    return !strcmp(file, "-");
+}
+
+/* The name diagnostics give a file. */
+static const char *shown_name(const char *file)
+{
+    return is_stdin(file) ? "standard input" : file;
+}
+
+/* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell.  A case
+ * read from standard input is gone once read: the line says to save it first. */
 static const char *replay_command(const exec_run *r, const char *file, char *line, size_t size)
 {
-    snprintf(line, size, "dmlcheck exec --backend");
+    const char *saved_as = "case.json";
+    if (is_stdin(file))
+        snprintf(line, size, "save the case from standard input as %s, then: dmlcheck exec --backend",
+                 saved_as);
+    else
+        snprintf(line, size, "dmlcheck exec --backend");
     replay_append_arg(line, size, r->backend_text ? r->backend_text : r->vt->name);
     if (r->device) {
         replay_append_arg(line, size, "--device");
@@ -104,7 +125,7 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
         replay_append_arg(line, size, "--case-timeout");
         replay_append_arg(line, size, ms);
     }
-    replay_append_arg(line, size, file);
+    replay_append_arg(line, size, is_stdin(file) ? saved_as : file);
     return line;
 }
 
@@ -132,7 +153,7 @@ static void explain(const exec_run *r, const char *file, const dml_case *c, cons
     /* Room for a quoted PATH_MAX file name, backend text and device: the line is never cut. */
     char line[32768], text[sizeof line + 4096];
     check_explain(c, res, replay_command(r, file, line, sizeof line), text, sizeof text);
-    fprintf(stderr, "%s: %s", file, text);
+    fprintf(stderr, "%s: %s", shown_name(file), text);
 }
 
 /* The outcome a judged result stands for. */
@@ -166,15 +187,15 @@ static exec_outcome ask_worker(exec_run *r, const char *file, const dml_case *c,
     /* A failed send means the worker died: the answer that is due reports it as a crash. */
     worker_send_case(r->w, c, &err);
     if (!check_prepare(c, &r->opt, oracle, &err)) {
-        fprintf(stderr, "%s: %s\n", file, err.msg);
+        fprintf(stderr, "%s: %s\n", shown_name(file), err.msg);
         return EXEC_ERROR;
     }
     if (worker_receive(r->w, c, a, &err))
         return EXEC_AGREE; /* an answer to judge */
     if (worker_interrupted(r->w))
         return EXEC_STOPPED;
-    fprintf(stderr, "%s: %s\n", file, err.msg); /* a protocol breach: start afresh */
-    restart_worker(r, file);
+    fprintf(stderr, "%s: %s\n", shown_name(file), err.msg); /* a protocol breach: start afresh */
+    restart_worker(r, shown_name(file));
     return EXEC_ERROR;
 }
 
@@ -183,7 +204,7 @@ static exec_outcome ask_worker(exec_run *r, const char *file, const dml_case *c,
 static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
 {
     if (r->broken) {
-        fprintf(stderr, "%s: not run: the backend could not be opened again\n", file);
+        fprintf(stderr, "%s: not run: the backend could not be opened again\n", shown_name(file));
         return EXEC_ERROR;
     }
     check_oracle oracle = { 0 };
@@ -197,7 +218,7 @@ static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
         explain(r, file, c, &res);
         got = outcome_of(&res);
         if (a.died != KIND_NONE)
-            restart_worker(r, file);
+            restart_worker(r, shown_name(file));
     }
     worker_answer_free(&a);
     check_oracle_free(&oracle);
@@ -213,25 +234,28 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
     case_init(&c);
     /* A file that cannot be read or describes no valid case is a file to fix: the message
      * says what to fix in it; a replay line would replay nothing. */
-    if (!casefile_load(file, &c, &err)) {
+    bool loaded = is_stdin(file) ? casefile_load_stream(stdin, shown_name(file), &c, &err)
+                                 : casefile_load(file, &c, &err);
+    if (!loaded) {
         fprintf(stderr, "%s\n", err.msg);
         return EXEC_INVALID;
     }
+    const char *name = shown_name(file);
     exec_outcome got;
     bool valid = validate_case(&c, &err);
     if (c.must_reject && valid) {
         /* The file claims DirectML refuses it; dmlcheck's rules say otherwise. */
         fprintf(stderr, "%s: must_reject, but DirectML's rules (as dmlcheck knows them) accept it "
-                        "at %s\n", file, fl_name(c.feature_level));
+                        "at %s\n", name, fl_name(c.feature_level));
         got = EXEC_INVALID;
     } else if (c.must_reject) {
         got = run_case(r, file, &c); /* the backend must refuse it too */
     } else if (!valid) {
         /* Without a level the validator's message already says "invalid at every level". */
         if (c.feature_level)
-            fprintf(stderr, "%s: invalid at %s: %s\n", file, fl_name(c.feature_level), err.msg);
+            fprintf(stderr, "%s: invalid at %s: %s\n", name, fl_name(c.feature_level), err.msg);
         else
-            fprintf(stderr, "%s: %s\n", file, err.msg);
+            fprintf(stderr, "%s: %s\n", name, err.msg);
         got = EXEC_INVALID;
     } else {
         got = run_case(r, file, &c);

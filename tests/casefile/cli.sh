@@ -129,6 +129,22 @@ run validate "$tmp/esc.json"
 check escape_sequences_from_files_are_printed_as_text \
     eval 'rc_is 2 && err_has "ARG\\x1b[31mMAX" && ! grep -q "$(printf "\033")" "$tmp/err"'
 
+# FILE - is one case on standard input, with a limit that an endless stream reaches quickly.
+run exec - <"$spec1"
+check exec_dash_reads_a_case_from_stdin eval 'rc_is 0 && out_is "{\"output\": [1, 2, 1]}"'
+run exec - <"$data/argmax_wrong_expected.json"
+check exec_stdin_failure_replay_says_to_save_the_case \
+    eval 'rc_is 1 && err_has "standard input: fail: wrong_index" \
+          && err_has "replay: save the case from standard input as case.json, then: dmlcheck exec --backend reference case.json" \
+          && ! grep -q "^replay: dmlcheck exec" "$tmp/err"'
+yes | run exec -
+check exec_endless_stdin_refused_at_the_stream_limit \
+    eval 'rc_is 2 && err_has "standard input: 67108864 bytes and more: larger than dmlcheck'"'"'s limit for a case read from a stream (67108863 bytes)"'
+head -c 2G /dev/zero 2>/dev/null | run exec -
+check exec_zero_stream_refused_at_its_first_byte eval 'rc_is 2 && err_has "standard input: byte 0 is NUL"'
+run exec --help
+check exec_help_documents_stdin_and_its_limit eval 'out_has "FILE - reads one case from standard input, at most 67108863 bytes"'
+
 # Under valgrind: every corpus file, and the error paths.
 if [ -n "${VALGRIND:-}" ]; then
     vg="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q"
