@@ -16,6 +16,7 @@
  * validation error (the worst over all files), 130 stopped by a signal.
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate]\n"
             "                     [--case-timeout MS] FILE...\n\n"
-            "Runs each case file on a backend and prints its outputs as one JSON line per file:\n"
+            "Runs each case file on a backend and prints its outputs as one JSON line:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
+            "With several files, every file gets one line that names it and its result (agree,\n"
+            "unspecified, skip, fail, invalid or error), the check's kind when it names one, and\n"
+            "the outputs when the backend wrote some:\n"
+            "  {\"file\": \"a.json\", \"result\": \"fail\", \"kind\": \"wrong_index\", \"output\": [...]}\n"
+            "and stderr ends with one summary line: \"exec: 5 files: 3 agree, 1 fail, 1 invalid\".\n"
             "Compares bit-exactly (NaN by NaN-ness) with the reference and, where a file holds\n"
             "\"expected\", with that, and names the first differing element.  A case without\n"
             "\"feature_level\" runs at the lowest level where it is valid.\n"
@@ -129,20 +135,70 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
     return line;
 }
 
-/* The outputs as one JSON line, whenever the backend produced some (a write out of bounds or
- * into the input still leaves outputs worth seeing). */
-static void print_outputs(const exec_run *r, const dml_case *c, const check_answer *a)
+/* The outputs the backend wrote, or NULL: a write out of bounds or into the input still
+ * leaves outputs worth seeing; a death or a refused case leaves none. */
+static const case_outputs *written_outputs(const dml_case *c, const check_answer *a)
 {
-    /* Only these statuses come with outputs the backend wrote. */
     bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
         || a->status == RUN_INPUT_MODIFIED;
-    if (a->died != KIND_NONE || !wrote || c->must_reject) /* a refused case has no outputs */
-        return;
-    char *line = casefile_outputs_json(c, &a->outputs);
+    return a->died == KIND_NONE && wrote && !c->must_reject ? &a->outputs : NULL;
+}
+
+static void print_line(const exec_run *r, const char *line)
+{
     FILE *out = r->out ? r->out : stdout;
     fprintf(out, "%s\n", line ? line : "{}");
     fflush(out);
-    free(line);
+}
+
+/* The file's name as a JSON string: bytes that are not UTF-8 (which JSON cannot hold) become
+ * '?'. */
+static json_t *file_name_json(const char *file)
+{
+    json_t *name = json_string(file);
+    if (name)
+        return name;
+    char *copy = strdup(file);
+    for (char *p = copy; p && *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    name = copy ? json_string(copy) : NULL;
+    free(copy);
+    return name;
+}
+
+/* Several files: one JSON line per file, {"file": F, "result": R, "kind": K, "output": [...],
+ * "indices": [...]}; kind when the check named one, the outputs when the backend wrote some. */
+static void print_named_line(const exec_run *r, const char *file, exec_outcome got,
+                             mismatch_kind kind, const dml_case *c, const case_outputs *o)
+{
+    json_t *line = json_object();
+    json_object_set_new(line, "file", file_name_json(file));
+    json_object_set_new(line, "result", json_string(exec_outcome_name(got)));
+    if (kind != KIND_NONE)
+        json_object_set_new(line, "kind", json_string(mismatch_kind_name(kind)));
+    json_t *outputs = o ? casefile_outputs_object(c, o) : NULL;
+    if (outputs)
+        json_object_update(line, outputs);
+    json_decref(outputs);
+    char *text = json_dumps(line, JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS));
+    print_line(r, text);
+    free(text);
+    json_decref(line);
+}
+
+/* The file's JSON line: with several files every file has one naming it; with one file only
+ * outputs are printed, as {"output": [...], "indices": [...]}. */
+static void report_file(const exec_run *r, const char *file, exec_outcome got, mismatch_kind kind,
+                        const dml_case *c, const case_outputs *o)
+{
+    if (r->name_files) {
+        print_named_line(r, file, got, kind, c, o);
+    } else if (o) {
+        char *text = casefile_outputs_json(c, o);
+        print_line(r, text);
+        free(text);
+    }
 }
 
 /* The check's explanation on stderr after the file name, unless the case simply passed. */
@@ -205,6 +261,7 @@ static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
 {
     if (r->broken) {
         fprintf(stderr, "%s: not run: the backend could not be opened again\n", shown_name(file));
+        report_file(r, file, EXEC_ERROR, KIND_NONE, c, NULL);
         return EXEC_ERROR;
     }
     check_oracle oracle = { 0 };
@@ -214,11 +271,13 @@ static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
         check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
         check_result res;
         check_judge(c, &oracle, &a, &opt, &res);
-        print_outputs(r, c, &a);
-        explain(r, file, c, &res);
         got = outcome_of(&res);
+        report_file(r, file, got, res.j.kind, c, written_outputs(c, &a));
+        explain(r, file, c, &res);
         if (a.died != KIND_NONE)
             restart_worker(r, shown_name(file));
+    } else if (got == EXEC_ERROR) {
+        report_file(r, file, got, KIND_NONE, c, NULL);
     }
     worker_answer_free(&a);
     check_oracle_free(&oracle);
@@ -238,6 +297,7 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
                                  : casefile_load(file, &c, &err);
     if (!loaded) {
         fprintf(stderr, "%s\n", err.msg);
+        report_file(r, file, EXEC_INVALID, KIND_NONE, &c, NULL);
         return EXEC_INVALID;
     }
     const char *name = shown_name(file);
@@ -260,6 +320,8 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
     } else {
         got = run_case(r, file, &c);
     }
+    if (got == EXEC_INVALID)
+        report_file(r, file, got, KIND_NONE, &c, NULL);
     case_free(&c);
     return got;
 }
@@ -358,19 +420,40 @@ static int parse_options(int argc, char **argv, exec_run *r)
     return -1;
 }
 
-/* Runs every file; returns the worst exit code. */
+/* The last line on stderr after several files, or a stop: "exec: 5 files: 3 agree, 1 fail,
+ * 1 invalid", and "; stopped by a signal, K not checked" after a stop. */
+static void print_summary(int count, const int tally[EXEC_OUTCOME_COUNT])
+{
+    fprintf(stderr, "exec: %d file%s", count, count == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int o = 0; o < EXEC_STOPPED; o++)
+        if (tally[o]) {
+            fprintf(stderr, "%s%d %s", sep, tally[o], exec_outcome_name((exec_outcome)o));
+            sep = ", ";
+        }
+    if (tally[EXEC_STOPPED])
+        fprintf(stderr, "%sstopped by a signal, %d not checked", sep[0] == ':' ? ": " : "; ",
+                tally[EXEC_STOPPED]);
+    fputc('\n', stderr);
+}
+
+/* Runs every file; returns the worst exit code (130 after a stop, which ends the loop). */
 static int exec_files(exec_run *r, int count, char **files)
 {
-    int worst = EXIT_AGREE;
+    int tally[EXEC_OUTCOME_COUNT] = { 0 }, worst = EXIT_AGREE;
     for (int i = 0; i < count; i++) {
         exec_outcome got = exec_case_file(r, files[i]);
         if (got == EXEC_STOPPED) {
-            fprintf(stderr, "dmlcheck exec: stopped by a signal; %d of %d files checked\n", i, count);
-            return EXIT_STOPPED;
+            tally[EXEC_STOPPED] = count - i;
+            worst = EXIT_STOPPED;
+            break;
         }
+        tally[got]++;
         if (exec_exit_code(got) > worst)
             worst = exec_exit_code(got);
     }
+    if (r->name_files || tally[EXEC_STOPPED])
+        print_summary(count, tally);
     return worst;
 }
 
@@ -388,6 +471,7 @@ int cmd_exec(int argc, char **argv)
     sigaction(SIGPIPE, &ignore, &old_pipe); /* a dead worker must not kill us on write */
     dmlc_error err = { "" };
     int code;
+    r.name_files = argc - optind > 1;
     if (exec_start(&r, &err)) {
         code = exec_files(&r, argc - optind, argv + optind);
     } else if (stop_requested) {

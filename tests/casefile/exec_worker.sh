@@ -23,7 +23,10 @@ check exec_crash_fails_with_exit_1 rc_is 1
 check exec_crash_is_reported_as_kind_crash_for_its_file err_has "$big: fail: crash: worker killed by signal 6"
 check exec_crash_ends_with_its_replay_line \
     err_has "replay: dmlcheck exec --backend plugin:$example,bug=crash $big"
-check exec_crash_the_files_around_it_still_run eval 'out_lines_are 2 && out_has "{\"output\": [1, 2, 1]}"'
+check exec_crash_the_files_around_it_still_run \
+    eval 'out_lines_are 3 && [ "$(grep -c "\"result\": \"agree\", \"output\": \[1, 2, 1\]}" "$tmp/out")" -eq 2 ]'
+check exec_crash_line_names_the_file_and_kind out_has "{\"file\": \"$big\", \"result\": \"fail\", \"kind\": \"crash\"}"
+check exec_crash_summary_counts_it eval '[ "$(tail -n 1 "$tmp/err")" = "exec: 3 files: 2 agree, 1 fail" ]'
 run exec --backend "plugin:$example,bug=crash" "$big" "$big"
 check exec_crash_worker_restarts_for_each_file err_count_is 2 "fail: crash:"
 
