@@ -5,7 +5,9 @@
  * NaN-ness) against the reference and, where the file holds expected outputs, against those,
  * which are exact (no class excuses a difference from them; a device that may flush fp32
  * denormals passes with the flushed answer, SEMANTICS D6).  Diagnostics are the check's
- * explanation on stderr, each ending with the command that replays it.
+ * explanation on stderr, each ending with the command that replays it.  With several files
+ * each JSON line names its file and result, and stderr ends with a summary line.  FILE "-" is
+ * one case on standard input (CASEFILE_MAX_STREAM_BYTES); its replay line says to save it.
  *
  * The backend runs in a worker process (harness/worker.h), exactly as under `dmlcheck run`:
  * this process reads, validates and judges; the worker opens the backend and runs each case
@@ -224,7 +226,7 @@ static exec_outcome outcome_of(const check_result *res)
     }
 }
 
-/* After the backend's death on this file: a new worker for the next one. */
+/* A new worker after the backend died or broke the protocol on this file. */
 static void restart_worker(exec_run *r, const char *file)
 {
     dmlc_error err = { "" };
@@ -235,24 +237,29 @@ static void restart_worker(exec_run *r, const char *file)
     r->broken = true;
 }
 
-/* Sends the case to the worker, computes the oracle meanwhile, and waits for the answer. */
-static exec_outcome ask_worker(exec_run *r, const char *file, const dml_case *c,
-                               check_oracle *oracle, worker_answer *a)
+/* Sends the case to the worker, computes the oracle while the backend runs, and waits for
+ * the answer.  True with both to judge; false with *why: EXEC_STOPPED, or EXEC_ERROR with
+ * the message printed.  Either way a due answer is received, so the next file gets its own. */
+static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_oracle *oracle,
+                       worker_answer *a, exec_outcome *why)
 {
-    dmlc_error err = { "" };
+    dmlc_error err = { "" }, oracle_err = { "" };
     /* A failed send means the worker died: the answer that is due reports it as a crash. */
     worker_send_case(r->w, c, &err);
-    if (!check_prepare(c, &r->opt, oracle, &err)) {
-        fprintf(stderr, "%s: %s\n", shown_name(file), err.msg);
-        return EXEC_ERROR;
+    bool prepared = check_prepare(c, &r->opt, oracle, &oracle_err);
+    if (!worker_receive(r->w, c, a, &err)) {
+        *why = worker_interrupted(r->w) ? EXEC_STOPPED : EXEC_ERROR;
+        if (*why == EXEC_STOPPED)
+            return false;
+        fprintf(stderr, "%s: %s\n", shown_name(file), err.msg); /* a protocol breach */
+        restart_worker(r, shown_name(file));
+        return false;
     }
-    if (worker_receive(r->w, c, a, &err))
-        return EXEC_AGREE; /* an answer to judge */
-    if (worker_interrupted(r->w))
-        return EXEC_STOPPED;
-    fprintf(stderr, "%s: %s\n", shown_name(file), err.msg); /* a protocol breach: start afresh */
-    restart_worker(r, shown_name(file));
-    return EXEC_ERROR;
+    if (!prepared) { /* out of memory for the reference's outputs */
+        fprintf(stderr, "%s: %s\n", shown_name(file), oracle_err.msg);
+        *why = EXEC_ERROR;
+    }
+    return prepared;
 }
 
 /* Checks one valid case on the backend in the worker against the reference and the file's
@@ -266,19 +273,19 @@ static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
     }
     check_oracle oracle = { 0 };
     worker_answer a = { 0 };
-    exec_outcome got = ask_worker(r, file, c, &oracle, &a);
-    if (got == EXEC_AGREE) {
+    exec_outcome got;
+    if (ask_worker(r, file, c, &oracle, &a, &got)) {
         check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
         check_result res;
         check_judge(c, &oracle, &a, &opt, &res);
         got = outcome_of(&res);
         report_file(r, file, got, res.j.kind, c, written_outputs(c, &a));
         explain(r, file, c, &res);
-        if (a.died != KIND_NONE)
-            restart_worker(r, shown_name(file));
     } else if (got == EXEC_ERROR) {
         report_file(r, file, got, KIND_NONE, c, NULL);
     }
+    if (a.died != KIND_NONE) /* the backend died on this file: a new worker for the next */
+        restart_worker(r, shown_name(file));
     worker_answer_free(&a);
     check_oracle_free(&oracle);
     return got;
@@ -295,6 +302,8 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
      * says what to fix in it; a replay line would replay nothing. */
     bool loaded = is_stdin(file) ? casefile_load_stream(stdin, shown_name(file), &c, &err)
                                  : casefile_load(file, &c, &err);
+    if (!loaded && r->stop && *r->stop) /* the signal cut the read short (c is freed) */
+        return EXEC_STOPPED;
     if (!loaded) {
         fprintf(stderr, "%s\n", err.msg);
         report_file(r, file, EXEC_INVALID, KIND_NONE, &c, NULL);
@@ -422,7 +431,7 @@ static int parse_options(int argc, char **argv, exec_run *r)
 
 /* The last line on stderr after several files, or a stop: "exec: 5 files: 3 agree, 1 fail,
  * 1 invalid", and "; stopped by a signal, K not checked" after a stop. */
-static void print_summary(int count, const int tally[EXEC_OUTCOME_COUNT])
+static void print_summary(int count, const int tally[EXEC_OUTCOME_COUNT], bool stopped)
 {
     fprintf(stderr, "exec: %d file%s", count, count == 1 ? "" : "s");
     const char *sep = ": ";
@@ -431,7 +440,7 @@ static void print_summary(int count, const int tally[EXEC_OUTCOME_COUNT])
             fprintf(stderr, "%s%d %s", sep, tally[o], exec_outcome_name((exec_outcome)o));
             sep = ", ";
         }
-    if (tally[EXEC_STOPPED])
+    if (stopped)
         fprintf(stderr, "%sstopped by a signal, %d not checked", sep[0] == ':' ? ": " : "; ",
                 tally[EXEC_STOPPED]);
     fputc('\n', stderr);
@@ -443,17 +452,19 @@ static int exec_files(exec_run *r, int count, char **files)
     int tally[EXEC_OUTCOME_COUNT] = { 0 }, worst = EXIT_AGREE;
     for (int i = 0; i < count; i++) {
         exec_outcome got = exec_case_file(r, files[i]);
-        if (got == EXEC_STOPPED) {
-            tally[EXEC_STOPPED] = count - i;
+        if (got != EXEC_STOPPED) {
+            tally[got]++;
+            if (exec_exit_code(got) > worst)
+                worst = exec_exit_code(got);
+        }
+        if (r->stop && *r->stop) {
+            tally[EXEC_STOPPED] = count - i - (got != EXEC_STOPPED);
             worst = EXIT_STOPPED;
             break;
         }
-        tally[got]++;
-        if (exec_exit_code(got) > worst)
-            worst = exec_exit_code(got);
     }
-    if (r->name_files || tally[EXEC_STOPPED])
-        print_summary(count, tally);
+    if (r->name_files || worst == EXIT_STOPPED)
+        print_summary(count, tally, worst == EXIT_STOPPED);
     return worst;
 }
 

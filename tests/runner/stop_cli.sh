@@ -14,10 +14,12 @@ now_ms() { date +%s%3N; }
 # stop_after SECONDS SIGNAL ARGS...: starts dmlcheck ARGS in the background, sends SIGNAL
 # after SECONDS, and waits for it at most 20 s more (then kill -9: a stop that does not act).
 # Leaves the exit code in $tmp/rc and the milliseconds from the signal to the exit in $took.
+# Standard input is $stdin (a background command's is /dev/null otherwise).
+stdin=/dev/null
 stop_after() {
     delay=$1 sig=$2
     shift 2
-    "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err" &
+    "$dmlcheck" "$@" <"$stdin" >"$tmp/out" 2>"$tmp/err" &
     pid=$!
     sleep "$delay"
     sent=$(now_ms)
@@ -66,5 +68,15 @@ check exec_sigterm_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000
 stop_after 1 INT exec --backend "plugin:$plugin,delay_ms=10000" "$one"
 check exec_sigint_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000'
 check exec_stopped_says_so err_has "stopped by a signal"
+# exec -: a stop while standard input is still open ends the read, not a file to fix.
+mkfifo "$tmp/fifo"
+sleep 20 >"$tmp/fifo" &
+writer=$!
+stdin=$tmp/fifo
+stop_after 1 INT exec -
+stdin=/dev/null
+kill "$writer" 2>/dev/null
+check exec_sigint_while_reading_stdin_exits_130 \
+    eval 'rc_is 130 && took_under 3000 && err_has "exec: 1 file: stopped by a signal, 1 not checked"'
 
 finish
