@@ -143,7 +143,8 @@ static const case_outputs *written_outputs(const dml_case *c, const check_answer
 {
     bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
         || a->status == RUN_INPUT_MODIFIED;
-    return a->died == KIND_NONE && wrote && !c->must_reject ? &a->outputs : NULL;
+    /* casefile_outputs_json would print the file's expected arrays for missing outputs. */
+    return a->died == KIND_NONE && wrote && !c->must_reject && a->outputs.output ? &a->outputs : NULL;
 }
 
 static void print_line(const exec_run *r, const char *line)

@@ -76,13 +76,14 @@ static const backend_vtable fake_backend = {
     .info = fake_info, .close = fake_close,
 };
 
-/* Runs exec on one file with the fault; returns the exit code, stderr captured in msg. */
+/* Runs exec on one file with the fault; returns the exit code, with what exec printed in msg:
+ * stderr, then "stdout: " and the outputs' JSON line, if any. */
 static int exec_with(fault f, bool device_flushes, const char *file, char *msg, size_t size)
 {
-    /* The outputs' JSON lines would break the TAP stream: send them to /dev/null. */
+    /* The outputs' JSON lines would break the TAP stream: they go to a file. */
     char args[32];
     snprintf(args, sizeof args, "%u:%u", (unsigned)f, device_flushes ? 1u : 0u);
-    exec_run r = { .vt = &fake_backend, .backend_args = args, .out = fopen("/dev/null", "w") };
+    exec_run r = { .vt = &fake_backend, .backend_args = args, .out = tmpfile() };
     dmlc_error err;
     if (!exec_start(&r, &err)) {
         snprintf(msg, size, "exec_start: %s", err.msg);
@@ -99,6 +100,9 @@ static int exec_with(fault f, bool device_flushes, const char *file, char *msg, 
     close(saved);
     rewind(capture);
     size_t n = fread(msg, 1, size - 1, capture);
+    n += (size_t)snprintf(msg + n, size - n, "stdout: ");
+    rewind(r.out);
+    n = n < size - 1 ? n + fread(msg + n, 1, size - 1 - n, r.out) : n;
     msg[n] = 0;
     fclose(capture);
     exec_stop(&r);
@@ -112,7 +116,7 @@ static bool expect(fault f, bool flushes, const char *file, int want_rc, const c
     int rc = exec_with(f, flushes, file, msg, sizeof msg);
     bool ok = rc == want_rc && (!needle1 || strstr(msg, needle1)) && (!needle2 || strstr(msg, needle2));
     if (!ok)
-        tap_diag("exit %d (want %d); stderr:\n%s", rc, want_rc, msg);
+        tap_diag("exit %d (want %d); stderr, stdout:\n%s", rc, want_rc, msg);
     return ok;
 }
 
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
     }
     const char *spec = argv[1], *denormal = argv[2];
     tap t;
-    tap_plan(&t, 8);
+    tap_plan(&t, 9);
     tap_ok(&t, expect(FAULT_NONE, false, spec, 0, NULL, NULL), "exec_agreeing_backend_exits_0");
     tap_ok(&t, expect(FAULT_ERROR, false, spec, 1, "fail: backend_error: clBuildProgram failed",
                       "replay: dmlcheck exec --backend fake"), "exec_backend_error_reported_exit_1");
@@ -132,6 +136,9 @@ int main(int argc, char **argv)
            "exec_unsupported_is_skipped_exit_0");
     tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "out_of_bounds_write: guard band", "replay: "),
            "exec_out_of_bounds_write_reported_exit_1");
+    /* The worker sends what the backend wrote even when it wrote out of bounds too. */
+    tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "stdout: {\"output\": [1, 2, 1]}", NULL),
+           "exec_out_of_bounds_write_still_prints_the_outputs");
     tap_ok(&t, expect(FAULT_INPUT, false, spec, 1, "input_modified: input byte 0 changed", "replay: "),
            "exec_input_modified_reported_exit_1");
     tap_ok(&t, expect(FAULT_WRONG, false, spec, 1, "output[0,0] (logical element 0): expected 1, got 0",
