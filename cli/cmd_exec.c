@@ -5,55 +5,119 @@
  * NaN-ness) against the reference and, where the file holds expected outputs, against those,
  * which are exact (no class excuses a difference from them; a device that may flush fp32
  * denormals passes with the flushed answer, SEMANTICS D6).  Diagnostics are the check's
- * explanation on stderr, each ending with the command that replays it.
+ * explanation on stderr, each ending with the command that replays it.  With several files
+ * each JSON line names its file and result, and stderr ends with a summary line.  FILE "-" is
+ * one case on standard input (CASEFILE_MAX_STREAM_BYTES); its replay line says to save it.
+ *
+ * The backend runs in a worker process (harness/worker.h), exactly as under `dmlcheck run`:
+ * this process reads, validates and judges; the worker opens the backend and runs each case
+ * into guarded buffers.  A backend that crashes or outlives --case-timeout on a file fails
+ * that file (`crash`, `hang`); the worker is restarted and the next file runs.  SIGINT and
+ * SIGTERM abandon the file in flight within ~100 ms and exit 130.
  * Exit status: 0 all agree, 1 a mismatch or a misbehaving backend, 2 a usage, file or
- * validation error (the worst over all files).
+ * validation error (the worst over all files), 130 stopped by a signal.
  */
 #include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd_exec.h"
 
 #include "casefile.h"
 #include "check.h"
 #include "replay.h"
+#include "runner.h"
 #include "validate.h"
 
-/* A judged mismatch exits 1 through check_exit_code. */
-enum { EXIT_AGREE = 0, EXIT_SETUP = 2 };
+enum { EXIT_AGREE = 0, EXIT_FAIL = 1, EXIT_SETUP = 2, EXIT_STOPPED = RUNNER_EXIT_INTERRUPTED };
+
+int cmd_exec(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM, read by the worker's waits (exec_run.stop). */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* run's --case-timeout default, so that exec and run call the same case a hang. */
+static unsigned default_case_timeout_ms(void)
+{
+    runner_options o;
+    runner_options_default(&o);
+    return o.case_timeout_ms;
+}
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate] FILE...\n\n"
-            "Runs each case file on a backend and prints its outputs as one JSON line per file:\n"
+            "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate]\n"
+            "                     [--case-timeout MS] FILE...\n\n"
+            "Runs each case file on a backend and prints its outputs as one JSON line:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
+            "With several files, every file gets one line that names it and its result (agree,\n"
+            "unspecified, skip, fail, invalid or error), the check's kind when it names one, and\n"
+            "the outputs when the backend wrote some:\n"
+            "  {\"file\": \"a.json\", \"result\": \"fail\", \"kind\": \"wrong_index\", \"output\": [...]}\n"
+            "and stderr ends with one summary line: \"exec: 5 files: 3 agree, 1 fail, 1 invalid\".\n"
             "Compares bit-exactly (NaN by NaN-ness) with the reference and, where a file holds\n"
             "\"expected\", with that, and names the first differing element.  A case without\n"
-            "\"feature_level\" runs at the lowest level where it is valid.\n\n"
+            "\"feature_level\" runs at the lowest level where it is valid.\n"
+            "FILE - reads one case from standard input, at most %zu bytes (a larger case: save it\n"
+            "to a file, which may hold %zu); its replay line says to save it first.\n\n"
             "options:\n"
-            "  --backend NAME       implementation under test (default: reference); one of:");
+            "  --backend NAME       implementation under test (default: reference); one of:",
+            CASEFILE_MAX_STREAM_BYTES - 1, CASEFILE_MAX_FILE_BYTES - 1);
     for (size_t i = 0; backend_registry[i]; i++)
         fprintf(f, " %s", backend_registry[i]->name);
     fprintf(f, "\n"
             "  --device SEL         device selector passed to the backend\n"
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
+            "  --case-timeout MS    one file on the backend longer than this is a hang (default\n"
+            "                       %u, as in run)\n"
             "  -h, --help           this text\n\n"
+            "The backend runs in a worker process, as in `dmlcheck run`: a backend that crashes or\n"
+            "hangs on a file fails that file (kind crash or hang), the worker is restarted and the\n"
+            "next file runs.  Ctrl-C (SIGINT) or SIGTERM stops at once, abandoning the file in flight.\n\n"
             "exit status: 0 every file agrees (or was skipped: outside what the backend claims,\n"
             "or a must-reject case for a backend that does not validate; or differs from the\n"
             "reference only where DirectML's spec is silent: \"unspecified\"),\n"
             "1 a mismatch or a backend misbehaved (error, crash, hang, write out of bounds, input\n"
             "modified, UNSUPPORTED for what it claims, INVALID for a valid descriptor, a run of\n"
             "one DirectML must refuse),\n"
-            "2 usage, unreadable or invalid case file (worst over all files)\n");
+            "2 usage, unreadable or invalid case file, or a backend that cannot be opened (worst\n"
+            "over all files),\n"
+            "130 stopped by SIGINT or SIGTERM\n", default_case_timeout_ms());
 }
 
-/* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell. */
+/* FILE "-" is standard input. */
+static bool is_stdin(const char *file)
+{
+    return !strcmp(file, "-");
+}
+
+/* The name diagnostics give a file. */
+static const char *shown_name(const char *file)
+{
+    return is_stdin(file) ? "standard input" : file;
+}
+
+/* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell.  A case
+ * read from standard input is gone once read: the line says to save it first. */
 static const char *replay_command(const exec_run *r, const char *file, char *line, size_t size)
 {
-    snprintf(line, size, "dmlcheck exec --backend");
+    const char *saved_as = "case.json";
+    if (is_stdin(file))
+        snprintf(line, size, "save the case from standard input as %s, then: dmlcheck exec --backend",
+                 saved_as);
+    else
+        snprintf(line, size, "dmlcheck exec --backend");
     replay_append_arg(line, size, r->backend_text ? r->backend_text : r->vt->name);
     if (r->device) {
         replay_append_arg(line, size, "--device");
@@ -63,24 +127,81 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
         replay_append_arg(line, size, "--nan-policy");
         replay_append_arg(line, size, nan_policy_name(r->opt.nan));
     }
-    replay_append_arg(line, size, file);
+    if (r->case_timeout_ms != default_case_timeout_ms()) { /* a hang replays as a hang */
+        char ms[16];
+        snprintf(ms, sizeof ms, "%u", r->case_timeout_ms);
+        replay_append_arg(line, size, "--case-timeout");
+        replay_append_arg(line, size, ms);
+    }
+    replay_append_arg(line, size, is_stdin(file) ? saved_as : file);
     return line;
 }
 
-/* The outputs as one JSON line, whenever the backend produced some (a write out of bounds or
- * into the input still leaves outputs worth seeing). */
-static void print_outputs(const exec_run *r, const dml_case *c, const check_answer *a)
+/* The outputs the backend wrote, or NULL: a write out of bounds or into the input still
+ * leaves outputs worth seeing; a death or a refused case leaves none. */
+static const case_outputs *written_outputs(const dml_case *c, const check_answer *a)
 {
-    /* Only these statuses come with outputs the backend wrote. */
     bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
         || a->status == RUN_INPUT_MODIFIED;
-    if (a->died != KIND_NONE || !wrote || c->must_reject) /* a refused case has no outputs */
-        return;
-    char *line = casefile_outputs_json(c, &a->outputs);
+    /* casefile_outputs_json would print the file's expected arrays for missing outputs. */
+    return a->died == KIND_NONE && wrote && !c->must_reject && a->outputs.output ? &a->outputs : NULL;
+}
+
+static void print_line(const exec_run *r, const char *line)
+{
     FILE *out = r->out ? r->out : stdout;
     fprintf(out, "%s\n", line ? line : "{}");
     fflush(out);
-    free(line);
+}
+
+/* The file's name as a JSON string: bytes that are not UTF-8 (which JSON cannot hold) become
+ * '?'. */
+static json_t *file_name_json(const char *file)
+{
+    json_t *name = json_string(file);
+    if (name)
+        return name;
+    char *copy = strdup(file);
+    for (char *p = copy; p && *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    name = copy ? json_string(copy) : NULL;
+    free(copy);
+    return name;
+}
+
+/* Several files: one JSON line per file, {"file": F, "result": R, "kind": K, "output": [...],
+ * "indices": [...]}; kind when the check named one, the outputs when the backend wrote some. */
+static void print_named_line(const exec_run *r, const char *file, exec_outcome got,
+                             mismatch_kind kind, const dml_case *c, const case_outputs *o)
+{
+    json_t *line = json_object();
+    json_object_set_new(line, "file", file_name_json(file));
+    json_object_set_new(line, "result", json_string(exec_outcome_name(got)));
+    if (kind != KIND_NONE)
+        json_object_set_new(line, "kind", json_string(mismatch_kind_name(kind)));
+    json_t *outputs = o ? casefile_outputs_object(c, o) : NULL;
+    if (outputs)
+        json_object_update(line, outputs);
+    json_decref(outputs);
+    char *text = json_dumps(line, JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS));
+    print_line(r, text);
+    free(text);
+    json_decref(line);
+}
+
+/* The file's JSON line: with several files every file has one naming it; with one file only
+ * outputs are printed, as {"output": [...], "indices": [...]}. */
+static void report_file(const exec_run *r, const char *file, exec_outcome got, mismatch_kind kind,
+                        const dml_case *c, const case_outputs *o)
+{
+    if (r->name_files) {
+        print_named_line(r, file, got, kind, c, o);
+    } else if (o) {
+        char *text = casefile_outputs_json(c, o);
+        print_line(r, text);
+        free(text);
+    }
 }
 
 /* The check's explanation on stderr after the file name, unless the case simply passed. */
@@ -91,90 +212,212 @@ static void explain(const exec_run *r, const char *file, const dml_case *c, cons
     /* Room for a quoted PATH_MAX file name, backend text and device: the line is never cut. */
     char line[32768], text[sizeof line + 4096];
     check_explain(c, res, replay_command(r, file, line, sizeof line), text, sizeof text);
-    fprintf(stderr, "%s: %s", file, text);
+    fprintf(stderr, "%s: %s", shown_name(file), text);
 }
 
-/* Checks one valid case on the backend against the reference and the file's expected arrays. */
-static int run_case(const exec_run *r, const char *file, const dml_case *c)
+/* The outcome a judged result stands for. */
+static exec_outcome outcome_of(const check_result *res)
 {
-    check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
-    checker k;
-    check_result res;
-    dmlc_error err = { "" };
-    int rc;
-    check_init(&k, r->vt, r->b, &opt);
-    if (!check_case(&k, c, &res, &err)) {
-        fprintf(stderr, "%s: %s\n", file, err.msg);
-        rc = EXIT_SETUP;
-    } else {
-        print_outputs(r, c, &k.last);
-        explain(r, file, c, &res);
-        rc = check_exit_code(&res);
+    switch (res->j.verdict) {
+    case VERDICT_PASS: return EXEC_AGREE;
+    case VERDICT_UNSPECIFIED: return EXEC_UNSPECIFIED;
+    case VERDICT_SKIP: return EXEC_SKIP;
+    case VERDICT_FAIL: return EXEC_FAIL;
+    default: return EXEC_ERROR;
     }
-    check_fini(&k);
-    return rc;
 }
 
-int exec_case_file(const exec_run *r, const char *file)
+/* A new worker after the backend died or broke the protocol on this file. */
+static void restart_worker(exec_run *r, const char *file)
 {
+    dmlc_error err = { "" };
+    if (worker_restart(r->w, &err))
+        return;
+    fprintf(stderr, "dmlcheck exec: the backend cannot be opened again after it died on %s: %s\n",
+            file, err.msg);
+    r->broken = true;
+}
+
+/* Sends the case to the worker, computes the oracle while the backend runs, and waits for
+ * the answer.  True with both to judge; false with *why: EXEC_STOPPED, or EXEC_ERROR with
+ * the message printed.  Either way a due answer is received, so the next file gets its own. */
+static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_oracle *oracle,
+                       worker_answer *a, exec_outcome *why)
+{
+    dmlc_error err = { "" }, oracle_err = { "" };
+    /* A failed send means the worker died: the answer that is due reports it as a crash. */
+    worker_send_case(r->w, c, &err);
+    bool prepared = check_prepare(c, &r->opt, oracle, &oracle_err);
+    if (!worker_receive(r->w, c, a, &err)) {
+        *why = worker_interrupted(r->w) ? EXEC_STOPPED : EXEC_ERROR;
+        if (*why == EXEC_STOPPED)
+            return false;
+        fprintf(stderr, "%s: %s\n", shown_name(file), err.msg); /* a protocol breach */
+        restart_worker(r, shown_name(file));
+        return false;
+    }
+    if (!prepared) { /* out of memory for the reference's outputs */
+        fprintf(stderr, "%s: %s\n", shown_name(file), oracle_err.msg);
+        *why = EXEC_ERROR;
+    }
+    return prepared;
+}
+
+/* Checks one valid case on the backend in the worker against the reference and the file's
+ * expected arrays. */
+static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
+{
+    if (r->broken) {
+        fprintf(stderr, "%s: not run: the backend could not be opened again\n", shown_name(file));
+        report_file(r, file, EXEC_ERROR, KIND_NONE, c, NULL);
+        return EXEC_ERROR;
+    }
+    check_oracle oracle = { 0 };
+    worker_answer a = { 0 };
+    exec_outcome got;
+    if (ask_worker(r, file, c, &oracle, &a, &got)) {
+        check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
+        check_result res;
+        check_judge(c, &oracle, &a, &opt, &res);
+        got = outcome_of(&res);
+        report_file(r, file, got, res.j.kind, c, written_outputs(c, &a));
+        explain(r, file, c, &res);
+    } else if (got == EXEC_ERROR) {
+        report_file(r, file, got, KIND_NONE, c, NULL);
+    }
+    if (a.died != KIND_NONE) /* the backend died on this file: a new worker for the next */
+        restart_worker(r, shown_name(file));
+    worker_answer_free(&a);
+    check_oracle_free(&oracle);
+    return got;
+}
+
+exec_outcome exec_case_file(exec_run *r, const char *file)
+{
+    if (r->stop && *r->stop)
+        return EXEC_STOPPED;
     dml_case c;
     dmlc_error err;
     case_init(&c);
-    /* A file that cannot be read or describes no valid case is a setup error: the message
-     * says what to fix in the file; a replay line would replay nothing. */
-    if (!casefile_load(file, &c, &err)) {
+    /* A file that cannot be read or describes no valid case is a file to fix: the message
+     * says what to fix in it; a replay line would replay nothing. */
+    bool loaded = is_stdin(file) ? casefile_load_stream(stdin, shown_name(file), &c, &err)
+                                 : casefile_load(file, &c, &err);
+    if (!loaded && r->stop && *r->stop) /* the signal cut the read short (c is freed) */
+        return EXEC_STOPPED;
+    if (!loaded) {
         fprintf(stderr, "%s\n", err.msg);
-        return EXIT_SETUP;
+        report_file(r, file, EXEC_INVALID, KIND_NONE, &c, NULL);
+        return EXEC_INVALID;
     }
-    int rc;
+    const char *name = shown_name(file);
+    exec_outcome got;
     bool valid = validate_case(&c, &err);
     if (c.must_reject && valid) {
         /* The file claims DirectML refuses it; dmlcheck's rules say otherwise. */
         fprintf(stderr, "%s: must_reject, but DirectML's rules (as dmlcheck knows them) accept it "
-                        "at %s\n", file, fl_name(c.feature_level));
-        rc = EXIT_SETUP;
+                        "at %s\n", name, fl_name(c.feature_level));
+        got = EXEC_INVALID;
     } else if (c.must_reject) {
-        rc = run_case(r, file, &c); /* the backend must refuse it too */
+        got = run_case(r, file, &c); /* the backend must refuse it too */
     } else if (!valid) {
         /* Without a level the validator's message already says "invalid at every level". */
         if (c.feature_level)
-            fprintf(stderr, "%s: invalid at %s: %s\n", file, fl_name(c.feature_level), err.msg);
+            fprintf(stderr, "%s: invalid at %s: %s\n", name, fl_name(c.feature_level), err.msg);
         else
-            fprintf(stderr, "%s: %s\n", file, err.msg);
-        rc = EXIT_SETUP;
+            fprintf(stderr, "%s: %s\n", name, err.msg);
+        got = EXEC_INVALID;
     } else {
-        rc = run_case(r, file, &c);
+        got = run_case(r, file, &c);
     }
+    if (got == EXEC_INVALID)
+        report_file(r, file, got, KIND_NONE, &c, NULL);
     case_free(&c);
-    return rc;
+    return got;
 }
 
-int cmd_exec(int argc, char **argv)
+int exec_exit_code(exec_outcome o)
+{
+    switch (o) {
+    case EXEC_AGREE: case EXEC_UNSPECIFIED: case EXEC_SKIP: return EXIT_AGREE;
+    case EXEC_FAIL: return EXIT_FAIL;
+    case EXEC_STOPPED: return EXIT_STOPPED;
+    default: return EXIT_SETUP;
+    }
+}
+
+const char *exec_outcome_name(exec_outcome o)
+{
+    static const char *const names[EXEC_OUTCOME_COUNT] = { "agree", "unspecified", "skip", "fail",
+                                                           "invalid", "error", "stopped" };
+    return o < EXEC_OUTCOME_COUNT ? names[o] : "?";
+}
+
+void exec_defaults(exec_run *r)
+{
+    runner_options o;
+    runner_options_default(&o);
+    if (!r->case_timeout_ms)
+        r->case_timeout_ms = o.case_timeout_ms;
+    if (!r->open_timeout_ms)
+        r->open_timeout_ms = o.open_timeout_ms;
+}
+
+bool exec_start(exec_run *r, dmlc_error *err)
+{
+    exec_defaults(r);
+    worker_config cfg = { .backend = r->vt, .backend_args = r->backend_args, .device = r->device,
+                          .exec = r->opt, .open_timeout_ms = r->open_timeout_ms,
+                          .case_timeout_ms = r->case_timeout_ms, .stop = r->stop };
+    backend_info info;
+    if (!(r->w = worker_start(&cfg, &info, err)))
+        return false;
+    r->flushes_denormals = info.flushes_denormals;
+    r->broken = false;
+    return true;
+}
+
+void exec_stop(exec_run *r)
+{
+    worker_stop(r->w);
+    r->w = NULL;
+}
+
+/* Parses the options into r; -1 to go on, else the exit code. */
+static int parse_options(int argc, char **argv, exec_run *r)
 {
     static const struct option options[] = {
         { "backend", required_argument, NULL, 'b' },
         { "device", required_argument, NULL, 'd' },
         { "nan-policy", required_argument, NULL, 'n' },
+        { "case-timeout", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    exec_run r = { .vt = backend_registry[0] };
-    const char *args = NULL;
+    runner_options timeouts;
+    runner_options_default(&timeouts);
+    dmlc_error err;
     int ch;
+    optind = 1;
     while ((ch = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return EXIT_AGREE;
-        } else if (ch == 'b' && !(r.vt = backend_select(optarg, &args))) {
+        } else if (ch == 'b' && !(r->vt = backend_select(optarg, &r->backend_args))) {
             fprintf(stderr, "dmlcheck exec: unknown backend '%s'\n", optarg);
             return EXIT_SETUP;
         } else if (ch == 'b') {
-            r.backend_text = optarg;
+            r->backend_text = optarg;
         } else if (ch == 'd') {
-            r.device = optarg;
-        } else if (ch == 'n' && !nan_policy_from_name(optarg, &r.opt.nan)) {
+            r->device = optarg;
+        } else if (ch == 'n' && !nan_policy_from_name(optarg, &r->opt.nan)) {
             fprintf(stderr, "dmlcheck exec: --nan-policy must be ignore or propagate, not '%s'\n", optarg);
             return EXIT_SETUP;
+        } else if (ch == 'T' && !runner_parse_common(&timeouts, "case-timeout", optarg, &err)) {
+            fprintf(stderr, "dmlcheck exec: %s\n", err.msg);
+            return EXIT_SETUP;
+        } else if (ch == 'T') {
+            r->case_timeout_ms = timeouts.case_timeout_ms;
         } else if (ch == '?') {
             usage(stderr);
             return EXIT_SETUP;
@@ -184,20 +427,75 @@ int cmd_exec(int argc, char **argv)
         usage(stderr);
         return EXIT_SETUP;
     }
-    dmlc_error err = { "" };
-    if (!(r.b = r.vt->open(r.device, args, &err))) {
-        fprintf(stderr, "dmlcheck exec: cannot open backend %s: %s\n", r.vt->name, err.msg);
-        return EXIT_SETUP;
+    return -1;
+}
+
+/* The last line on stderr after several files, or a stop: "exec: 5 files: 3 agree, 1 fail,
+ * 1 invalid", and "; stopped by a signal, K not checked" after a stop. */
+static void print_summary(int count, const int tally[EXEC_OUTCOME_COUNT], bool stopped)
+{
+    fprintf(stderr, "exec: %d file%s", count, count == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int o = 0; o < EXEC_STOPPED; o++)
+        if (tally[o]) {
+            fprintf(stderr, "%s%d %s", sep, tally[o], exec_outcome_name((exec_outcome)o));
+            sep = ", ";
+        }
+    if (stopped)
+        fprintf(stderr, "%sstopped by a signal, %d not checked", sep[0] == ':' ? ": " : "; ",
+                tally[EXEC_STOPPED]);
+    fputc('\n', stderr);
+}
+
+/* Runs every file; returns the worst exit code (130 after a stop, which ends the loop). */
+static int exec_files(exec_run *r, int count, char **files)
+{
+    int tally[EXEC_OUTCOME_COUNT] = { 0 }, worst = EXIT_AGREE;
+    for (int i = 0; i < count; i++) {
+        exec_outcome got = exec_case_file(r, files[i]);
+        if (got != EXEC_STOPPED) {
+            tally[got]++;
+            if (exec_exit_code(got) > worst)
+                worst = exec_exit_code(got);
+        }
+        if (r->stop && *r->stop) {
+            tally[EXEC_STOPPED] = count - i - (got != EXEC_STOPPED);
+            worst = EXIT_STOPPED;
+            break;
+        }
     }
-    backend_info info;
-    r.vt->info(r.b, &info);
-    r.flushes_denormals = info.flushes_denormals;
-    int worst = EXIT_AGREE;
-    for (int i = optind; i < argc; i++) {
-        int rc = exec_case_file(&r, argv[i]);
-        if (rc > worst)
-            worst = rc;
-    }
-    r.vt->close(r.b);
+    if (r->name_files || worst == EXIT_STOPPED)
+        print_summary(count, tally, worst == EXIT_STOPPED);
     return worst;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+    exec_run r = { .vt = backend_registry[0], .stop = &stop_requested };
+    int parsed = parse_options(argc, argv, &r);
+    if (parsed >= 0)
+        return parsed;
+    struct sigaction sa = { .sa_handler = on_stop_signal }, ignore = { .sa_handler = SIG_IGN };
+    struct sigaction old_int, old_term, old_pipe;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGPIPE, &ignore, &old_pipe); /* a dead worker must not kill us on write */
+    dmlc_error err = { "" };
+    int code;
+    r.name_files = argc - optind > 1;
+    if (exec_start(&r, &err)) {
+        code = exec_files(&r, argc - optind, argv + optind);
+    } else if (stop_requested) {
+        fprintf(stderr, "dmlcheck exec: stopped by a signal while the backend opened\n");
+        code = EXIT_STOPPED;
+    } else {
+        fprintf(stderr, "dmlcheck exec: cannot open backend %s: %s\n", r.vt->name, err.msg);
+        code = EXIT_SETUP;
+    }
+    exec_stop(&r);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    return code;
 }

@@ -13,7 +13,8 @@
  * and check_judge turns an answer into a check_result: the run status (unsupported is a skip,
  * any other failure fails), then the bit-exact comparison and classification of classify.h
  * against the reference, and, where the case file carries expected arrays, against those.
- * The runner calls the halves itself (its worker process runs check_run); everyone else calls
+ * `run`, `replay` and `exec` call the halves themselves (their worker process runs
+ * check_run, so a backend's crash or hang costs one case); the tests and fuzz targets call
  * check_case, which does all three in this process.
  *
  * Denormals have one rule (SEMANTICS D6): the caller sets rules.device_flushes from

@@ -9,8 +9,9 @@
  * counters, so the database is always a consistent prefix of the run.
  *
  * A crash or hang is charged to the case whose answer was due; the worker is restarted and
- * the lost requests are sent again.  The stop flag is checked between batches: the current
- * batch is finished and committed, then the run is marked interrupted.
+ * the lost requests are sent again.  The stop flag is checked between batches and, through
+ * the worker, every 100 ms while an answer is awaited: the case in flight and the rest of its
+ * batch are dropped, what was recorded is committed, and the run is marked interrupted.
  */
 #include "runner.h"
 
@@ -338,6 +339,11 @@ static const char *case_name(uint64_t seed, uint64_t index, char buf[GEN_CASE_ID
     return gen_format_case_id(&id, buf, GEN_CASE_ID_SIZE);
 }
 
+static bool stop_raised(const runner_options *o)
+{
+    return o->stop && *o->stop;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -491,6 +497,7 @@ typedef struct runner {
     uint64_t uncommitted;
     double start, last_commit, last_progress;
     bool progress_shown;
+    bool stopped;           /* the stop flag ended a wait for the worker: record no more */
 } runner;
 
 static void clear_progress(runner *r)
@@ -683,7 +690,7 @@ static bool commit_if_due(runner *r, bool force, dmlc_error *err)
 
 static bool want_more(const runner *r, uint64_t next_index)
 {
-    if (r->o->stop && *r->o->stop)
+    if (stop_raised(r->o))
         return false;
     if (r->o->cases && next_index >= r->o->cases)
         return false;
@@ -732,8 +739,10 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
         slot_case *sc = &cur->cases[i];
         uint64_t index = cur->first + i;
         worker_answer a;
-        if (!worker_receive(r->w, &sc->c, &a, err))
-            return false;
+        if (!worker_receive(r->w, &sc->c, &a, err)) {
+            r->stopped = worker_interrupted(r->w);
+            return r->stopped;
+        }
         if (!sc->valid) { /* a dmlcheck bug: the generator made a case it cannot check */
             check_result res = { .j.verdict = VERDICT_ERROR };
             worker_answer_free(&a);
@@ -775,7 +784,7 @@ static bool run_loop(runner *r, dmlc_error *err)
     int cur = 0;
     plan_slot(r, &slots[cur], &next_index);
     request_range(r, slots[cur].first, slots[cur].count);
-    while (ok && slots[cur].count) {
+    while (ok && slots[cur].count && !r->stopped) {
         slot *s = &slots[cur], *n = &slots[!cur];
         for (uint32_t i = 0; i < s->count; i++)
             prepare_case(r, s->first + i, &s->cases[i]);
@@ -794,7 +803,7 @@ static bool run_loop(runner *r, dmlc_error *err)
             free_slot_case(&slots[k].cases[i]);
         free(slots[k].cases);
     }
-    r->rep->interrupted = r->o->stop && *r->o->stop;
+    r->rep->interrupted = stop_raised(r->o);
     return ok;
 }
 
@@ -831,8 +840,8 @@ static bool still_fails(const dml_case *candidate, void *opaque)
         if (a.died != KIND_NONE && !worker_restart(r->w, &err))
             x->broken = true;
         worker_answer_free(&a);
-    } else if (!worker_restart(r->w, &err)) {
-        x->broken = true;
+    } else if (worker_interrupted(r->w) || !worker_restart(r->w, &err)) {
+        x->broken = true; /* stopped: no more candidates */
     }
     free_slot_case(&sc);
     return same;
@@ -860,7 +869,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
     double until = now_s() + r->o->shrink_seconds;
     for (size_t i = 0; i < r->sig_count && r->o->shrink_budget; i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || (r->o->stop && *r->o->stop) || family_shrunk(r, i) || now_s() > until)
+        if (!s->is_new || stop_raised(r->o) || family_shrunk(r, i) || now_s() > until)
             continue;
         dml_case c, small;
         gen_info info;
@@ -994,7 +1003,7 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
                               .device = o->device, .seed = o->seed,
                               .gen = o->gen, .exec = reference_exec(o),
                               .open_timeout_ms = o->open_timeout_ms,
-                              .case_timeout_ms = o->case_timeout_ms };
+                              .case_timeout_ms = o->case_timeout_ms, .stop = o->stop };
     if (!runner_replay_args(o, r.replay_args, sizeof r.replay_args))
         return err_set(err, "the options make a replay command longer than %d bytes: shorten "
                        "--backend or --device", RUNNER_REPLAY_ARGS_MAX), 2;
@@ -1043,7 +1052,11 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
                          : "finished", utc_now(finished, sizeof finished), &ignored);
         if (!o->quiet && ok)
             print_summary(&r);
-        code = !ok ? 2 : report->by_verdict[VERDICT_FAIL] ? 1 : 0;
+        /* A stop during shrinking keeps a finished run finished, but still ends the run. */
+        code = !ok ? 2 : stop_raised(o) ? RUNNER_EXIT_INTERRUPTED
+                                        : report->by_verdict[VERDICT_FAIL] ? 1 : 0;
+    } else if (stop_raised(o)) { /* stopped while the backend opened: nothing was recorded */
+        code = RUNNER_EXIT_INTERRUPTED;
     }
     clear_progress(&r);
     worker_stop(r.w);

@@ -46,7 +46,7 @@ typedef struct runner_options {
     bool progress;               /* a \r progress line (on a terminal) */
     bool quiet;                  /* no per-signature lines and no summary (tests) */
     FILE *out;                   /* where lines go (stdout) */
-    const volatile sig_atomic_t *stop; /* set asynchronously: finish the batch and stop */
+    const volatile sig_atomic_t *stop; /* set asynchronously: stop within ~100 ms, keep what was recorded */
     const char *command_line;    /* recorded with the run */
 } runner_options;
 
@@ -65,8 +65,12 @@ typedef struct runner_report {
     bool interrupted;
 } runner_report;
 
+/* The exit code of a run that the stop flag ended (128 + SIGINT, as shells report Ctrl-C). */
+#define RUNNER_EXIT_INTERRUPTED 130
+
 /* Runs the whole thing.  Returns the exit code: 0 no judged mismatch, 1 some, 2 usage or
- * setup error (message in err, already printed nowhere). */
+ * setup error (message in err, already printed nowhere), RUNNER_EXIT_INTERRUPTED when the
+ * stop flag ended the run (what was recorded is committed, the run marked interrupted). */
 int runner_run(const runner_options *o, runner_report *report, dmlc_error *err);
 
 /* The options that make `dmlcheck replay/export SEED:INDEX` regenerate and judge a case

@@ -32,6 +32,9 @@
 #define READ_BUFFER_BYTES (256u * 1024u)
 /* Answer status for a case the worker could not generate or validate (the parent knows). */
 #define WIRE_NOT_RUN (-1)
+/* How often a wait for the child looks at the caller's stop flag: a stop acts this soon even
+ * while the backend is busy with a long case. */
+#define STOP_POLL_MS 100
 
 enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2 };
 
@@ -61,6 +64,7 @@ struct worker {
     int to_child, from_child;   /* parent's ends */
     uint8_t *buf;               /* read buffer for answers */
     size_t start, end;
+    bool interrupted;           /* the last wait ended on the stop flag */
 };
 
 /* ---- Plain I/O ---------------------------------------------------------------------- */
@@ -102,6 +106,38 @@ static bool read_all(int fd, void *data, size_t n)
     return true;
 }
 
+/* The statuses whose answers carry the outputs the backend wrote: a write out of bounds or
+ * into the input still leaves outputs worth showing. */
+static bool status_has_outputs(int32_t status)
+{
+    return status == RUN_OK || status == RUN_OUT_OF_BOUNDS_WRITE || status == RUN_INPUT_MODIFIED;
+}
+
+static bool stop_raised(const worker *w)
+{
+    return w->cfg.stop && *w->cfg.stop;
+}
+
+enum { READ_DONE = 1, READ_TIMED_OUT = 0, READ_EOF = -1, READ_STOPPED = -2 };
+
+/* Waits until the child's pipe is readable, the deadline passes or the stop flag is raised,
+ * looking at the flag every STOP_POLL_MS.  Returns poll's answer, or READ_STOPPED. */
+static int wait_readable(worker *w, double deadline_ms)
+{
+    for (;;) {
+        if (stop_raised(w))
+            return READ_STOPPED;
+        double left = deadline_ms - now_ms();
+        if (left <= 0)
+            return 0;
+        int slice = w->cfg.stop && left > STOP_POLL_MS ? STOP_POLL_MS : (int)left + 1;
+        struct pollfd pf = { .fd = w->from_child, .events = POLLIN };
+        int r = poll(&pf, 1, slice);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return r;
+    }
+}
+
 /* ---- The child ---------------------------------------------------------------------- */
 
 /* What the child keeps across cases: the backend and the guarded buffers of check_run. */
@@ -119,7 +155,7 @@ static void child_answer(child_state *s, int32_t status, double time_us, const c
     h.message_len = message ? (uint32_t)strlen(message) : 0;
     struct iovec iov[4] = { { &h, sizeof h } };
     int n = 1;
-    if (status == RUN_OK) {
+    if (status_has_outputs(status)) {
         h.output_len = o->output_bytes;
         iov[n++] = (struct iovec){ o->output, o->output_bytes };
         if (o->indices) {
@@ -297,15 +333,15 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     w->from_child = up[0];
     w->start = w->end = 0;
     hello h;
-    struct pollfd p = { .fd = w->from_child, .events = POLLIN };
-    int ready = poll(&p, 1, (int)w->cfg.open_timeout_ms);
+    int ready = wait_readable(w, now_ms() + w->cfg.open_timeout_ms);
     if (ready <= 0 || !read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
         char how[256];
         reap(w, true, how, sizeof how);
         close_fd(&w->to_child);
         close_fd(&w->from_child);
         return err_set(err, "the %s backend did not open: %s", w->cfg.backend->name,
-                       ready == 0 ? "no answer within the open time limit" : how);
+                       ready == 0 ? "no answer within the open time limit"
+                       : ready == READ_STOPPED ? "stopped while it opened" : how);
     }
     if (!h.ok) {
         reap(w, false, NULL, 0);
@@ -372,7 +408,8 @@ bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err)
     return true;
 }
 
-/* Reads exactly n bytes by the deadline: 1 done, 0 timed out, -1 end of file. */
+/* Reads exactly n bytes by the deadline: READ_DONE, READ_TIMED_OUT, READ_EOF, or
+ * READ_STOPPED when the stop flag was raised first. */
 static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
 {
     uint8_t *p = dst;
@@ -386,15 +423,9 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
             continue;
         }
         w->start = w->end = 0;
-        double left = deadline_ms - now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd pf = { .fd = w->from_child, .events = POLLIN };
-        int r = poll(&pf, 1, (int)left + 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            return 0;
+        int r = wait_readable(w, deadline_ms);
+        if (r == 0 || r == READ_STOPPED)
+            return r;
         /* Large payloads go straight to their destination. */
         uint8_t *target = n >= READ_BUFFER_BYTES ? p : w->buf;
         size_t cap = n >= READ_BUFFER_BYTES ? n : READ_BUFFER_BYTES;
@@ -402,7 +433,7 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
-            return -1;
+            return READ_EOF;
         if (target == p) {
             p += k;
             n -= (size_t)k;
@@ -410,7 +441,17 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
             w->end = (size_t)k;
         }
     }
-    return 1;
+    return READ_DONE;
+}
+
+/* The stop flag ended the wait: the case in flight is abandoned and the worker killed. */
+static bool abandon_for_stop(worker *w, dmlc_error *err)
+{
+    reap(w, true, NULL, 0);
+    close_fd(&w->to_child);
+    close_fd(&w->from_child);
+    w->interrupted = true;
+    return err_set(err, "stopped while waiting for the backend's answer");
 }
 
 static bool died(worker *w, worker_answer *a, mismatch_kind kind)
@@ -431,18 +472,21 @@ static bool died(worker *w, worker_answer *a, mismatch_kind kind)
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err)
 {
     memset(a, 0, sizeof *a);
+    w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
     double deadline = now_ms() + w->cfg.case_timeout_ms;
     answer_header h;
     int r = read_by(w, &h, sizeof h, deadline);
+    if (r == READ_STOPPED)
+        return abandon_for_stop(w, err);
     if (r <= 0)
         return died(w, a, r == 0 ? KIND_hang : KIND_crash);
     if (h.magic != WIRE_MAGIC)
         return err_set(err, "the worker sent a malformed answer");
     a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
     a->time_us = h.time_us;
-    if (h.status == RUN_OK) {
+    if (status_has_outputs(h.status)) {
         if (h.output_len != case_tensor_bytes(&c->output)
             || h.indices_len != (c->indices.present ? case_tensor_bytes(&c->indices) : 0))
             return err_set(err, "the worker answered for a different case (output sizes differ)");
@@ -469,9 +513,14 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     }
     if (r <= 0) {
         worker_answer_free(a);
-        return died(w, a, r == 0 ? KIND_hang : KIND_crash);
+        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, a, r == 0 ? KIND_hang : KIND_crash);
     }
     return true;
+}
+
+bool worker_interrupted(const worker *w)
+{
+    return w->interrupted;
 }
 
 void worker_answer_free(worker_answer *a)

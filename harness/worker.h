@@ -16,6 +16,7 @@
 #ifndef DMLCHECK_WORKER_H
 #define DMLCHECK_WORKER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,9 @@ typedef struct worker_config {
     exec_options exec;
     unsigned open_timeout_ms;  /* opening the backend (kernel builds) */
     unsigned case_timeout_ms;  /* one case; longer is a hang */
+    /* The caller's stop flag (set from a signal handler), or NULL: while waiting for an
+     * answer the parent looks at it every 100 ms, so a stop never waits for a long case. */
+    const volatile sig_atomic_t *stop;
 } worker_config;
 
 typedef struct worker worker;
@@ -54,13 +58,16 @@ bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *er
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);
 
 /* One case's answer: the backend half of a check (check.h), with the outputs owned by the
- * answer when status is RUN_OK. */
+ * answer when status is RUN_OK, RUN_OUT_OF_BOUNDS_WRITE or RUN_INPUT_MODIFIED. */
 typedef check_answer worker_answer;
 
 /* Waits for the next answer (for case c, which the caller sent in that order).  False with
- * err only on a protocol breach (malformed answer); a crash or hang is a true return with
- * `died` set. */
+ * err on a protocol breach (malformed answer), or when cfg.stop was raised first: then the
+ * worker is killed, the case in flight has no answer and worker_interrupted is true (restart
+ * the worker to go on).  A crash or hang is a true return with `died` set. */
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err);
+/* Whether the last worker_receive ended on the stop flag. */
+bool worker_interrupted(const worker *w);
 void worker_answer_free(worker_answer *a);
 
 /* The generator's case for an index in the worker (also used by the runner so both sides

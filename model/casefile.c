@@ -1012,6 +1012,44 @@ static bool readable_kind(FILE *f, dmlc_error *err)
     return true;
 }
 
+/* Reads f to its end into a malloc'd buffer, refusing a NUL byte and anything of `limit`
+ * bytes or more (stopping there, so an endless stream costs `limit` bytes, not memory and
+ * time without end).  *over_limit tells that refusal apart; the others are in err. */
+static char *read_to_end(FILE *f, size_t limit, size_t *len, bool *over_limit, dmlc_error *err)
+{
+    size_t capacity = 4096, used = 0;
+    char *buf = malloc(capacity);
+    bool nul = false;
+    while (buf) {
+        size_t before = used;
+        used += fread(buf + used, 1, capacity - used, f);
+        if ((nul = holds_nul(buf, before, used, err)) || used < capacity || used >= limit)
+            break;
+        size_t grown_capacity = capacity * 2 < limit ? capacity * 2 : limit;
+        char *grown = realloc(buf, grown_capacity);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        capacity = grown_capacity;
+    }
+    bool failed = ferror(f);
+    int read_errno = errno;
+    *over_limit = buf && !nul && !failed && used >= limit;
+    if (!buf || nul || failed || *over_limit) {
+        if (!buf)
+            err_set(err, "out of memory");
+        else if (failed)
+            err_set(err, "read error: %s", strerror(read_errno));
+        free(buf);
+        return NULL;
+    }
+    *len = used;
+    return buf;
+}
+
 static char *read_file(const char *path, size_t *len, dmlc_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -1019,44 +1057,13 @@ static char *read_file(const char *path, size_t *len, dmlc_error *err)
         err_set(err, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    if (!readable_kind(f, err)) {
-        fclose(f);
-        return NULL;
-    }
-    size_t capacity = 4096, used = 0;
-    char *buf = malloc(capacity);
-    bool nul = false;
-    while (buf) {
-        size_t before = used;
-        used += fread(buf + used, 1, capacity - used, f);
-        if ((nul = holds_nul(buf, before, used, err)) || used < capacity
-            || used >= CASEFILE_MAX_FILE_BYTES)
-            break;
-        char *grown = realloc(buf, capacity * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        capacity *= 2;
-    }
-    bool failed = ferror(f);
-    int read_errno = errno;
+    bool over_limit = false;
+    char *text = readable_kind(f, err) ? read_to_end(f, CASEFILE_MAX_FILE_BYTES, len, &over_limit, err)
+                                       : NULL;
     fclose(f);
-    if (!buf || nul || failed || used >= CASEFILE_MAX_FILE_BYTES) {
-        if (!buf)
-            err_set(err, "out of memory");
-        else if (failed)
-            err_set(err, "read error: %s", strerror(read_errno));
-        else if (!nul)
-            err_set(err, "larger than dmlcheck's case-file limit (%zu bytes)",
-                    CASEFILE_MAX_FILE_BYTES - 1);
-        free(buf);
-        return NULL;
-    }
-    *len = used;
-    return buf;
+    if (over_limit)
+        err_set(err, "larger than dmlcheck's case-file limit (%zu bytes)", CASEFILE_MAX_FILE_BYTES - 1);
+    return text;
 }
 
 bool casefile_load(const char *path, dml_case *c, dmlc_error *err)
@@ -1067,6 +1074,22 @@ bool casefile_load(const char *path, dml_case *c, dmlc_error *err)
     free(text);
     if (!ok)
         err_prefix(err, "%s", path);
+    return ok;
+}
+
+bool casefile_load_stream(FILE *f, const char *name, dml_case *c, dmlc_error *err)
+{
+    size_t len;
+    bool over_limit = false;
+    char *text = read_to_end(f, CASEFILE_MAX_STREAM_BYTES, &len, &over_limit, err);
+    if (over_limit)
+        err_set(err, "%zu bytes and more: larger than dmlcheck's limit for a case read from a "
+                "stream (%zu bytes); save the case to a file (limit %zu bytes) and give its name",
+                CASEFILE_MAX_STREAM_BYTES, CASEFILE_MAX_STREAM_BYTES - 1, CASEFILE_MAX_FILE_BYTES - 1);
+    bool ok = text && casefile_parse(text, len, c, err);
+    free(text);
+    if (!ok)
+        err_prefix(err, "%s", name);
     return ok;
 }
 
@@ -1267,4 +1290,9 @@ json_t *casefile_descriptor_json(const dml_case *c)
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o)
 {
     return dump(outputs_json(c, o));
+}
+
+json_t *casefile_outputs_object(const dml_case *c, const case_outputs *o)
+{
+    return outputs_json(c, o);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -19,6 +20,9 @@
  * and the largest case file it reads: larger cases are errors, never out-of-memory crashes. */
 #define CASEFILE_MAX_TENSOR_BYTES ((UINT64)1 << 30)
 #define CASEFILE_MAX_FILE_BYTES ((size_t)1 << 31)
+/* The largest case read from a stream (`dmlcheck exec -`): less than a file may hold, since a
+ * stream's size is unknown until it ends; a larger case is saved to a file instead. */
+#define CASEFILE_MAX_STREAM_BYTES ((size_t)1 << 26)
 /* Significant digits of reals in written files: enough for every FLOAT32 and FLOAT16 value;
  * a value that needs more (FLOAT64) is written as raw bits. */
 #define CASEFILE_REAL_DIGITS 9
@@ -29,6 +33,10 @@
 bool casefile_parse(const char *text, size_t len, dml_case *c, dmlc_error *err);
 /* Reads and parses a file; the error is prefixed with the path. */
 bool casefile_load(const char *path, dml_case *c, dmlc_error *err);
+/* Reads f to its end (at most CASEFILE_MAX_STREAM_BYTES - 1 bytes: the refusal comes as soon
+ * as the stream passes that, naming the limit) and parses it; the error is prefixed with name
+ * ("standard input"). */
+bool casefile_load_stream(FILE *f, const char *name, dml_case *c, dmlc_error *err);
 /* Serialises c as a case file; when expected is not NULL its outputs become "expected",
  * otherwise c's own expected arrays (if any) are written.  Strides and
  * TotalTensorSizeInBytes appear when the case states them; Flags and
@@ -44,6 +52,9 @@ char *casefile_write(const dml_case *c, const case_outputs *expected);
 json_t *casefile_descriptor_json(const dml_case *c);
 /* {"output": [...], "indices": [...]} in case-file notation, one line, malloc'd. */
 char *casefile_outputs_json(const dml_case *c, const case_outputs *o);
+/* The same object, as a new reference to add members to (NULL on allocation failure); dump
+ * it with JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS) as casefile_outputs_json does. */
+json_t *casefile_outputs_object(const dml_case *c, const case_outputs *o);
 
 /* The text of a JSON number (or a C hex-float) as raw bits of FLOAT32, FLOAT16 or FLOAT64,
  * rounded to nearest-even from the decimal itself: never through an intermediate type, so no

@@ -35,6 +35,27 @@ run exec "$spec1" "$data/argmax_wrong_expected.json" "$spec1"
 check exec_several_files_one_line_each_worst_exit \
     eval 'rc_is 1 && [ "$(wc -l <"$tmp/out")" -eq 3 ]'
 
+# Several files: each JSON line names its file and result, stderr ends with the summary; one
+# file keeps the bare outputs line and no summary.
+run exec "$spec1" "$data/argmax_wrong_expected.json" "$data/malformed.json"
+check exec_several_files_lines_name_file_and_result \
+    eval '[ "$(sed -n 1p "$tmp/out")" = "{\"file\": \"$spec1\", \"result\": \"agree\", \"output\": [1, 2, 1]}" ] \
+          && [ "$(sed -n 2p "$tmp/out")" = "{\"file\": \"$data/argmax_wrong_expected.json\", \"result\": \"fail\", \"kind\": \"wrong_index\", \"output\": [1, 2, 1]}" ] \
+          && [ "$(sed -n 3p "$tmp/out")" = "{\"file\": \"$data/malformed.json\", \"result\": \"invalid\"}" ]'
+check exec_several_files_end_with_a_summary_line \
+    eval 'rc_is 2 && [ "$(tail -n 1 "$tmp/err")" = "exec: 3 files: 1 agree, 1 fail, 1 invalid" ]'
+if command -v python3 >/dev/null 2>&1; then
+    check exec_several_files_every_line_is_json \
+        python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/out"
+else
+    skip exec_several_files_every_line_is_json "no python3"
+fi
+run exec "$spec1"
+check exec_one_file_has_no_summary err_empty
+run exec --help
+check exec_help_documents_file_lines_and_summary \
+    eval 'out_has "{\"file\": \"a.json\", \"result\": \"fail\"" && out_has "exec: 5 files: 3 agree, 1 fail, 1 invalid"'
+
 # A file to fix, not a failure to replay: the message, and no replay line.
 run exec "$data/argmax_invalid_output_size.json"
 check exec_invalid_case_exits_2_with_validator_message \
@@ -118,7 +139,8 @@ for name, case in (("py_u64", u), ("py_i64", i)):
 PY
     run exec "$tmp/py_u64.json" "$tmp/py_i64.json"
     check exec_reads_uint64_and_int64_extremes_written_by_python_json \
-        eval 'rc_is 0 && out_has "{\"output\": [3]}" && out_has "{\"output\": [1]}"'
+        eval 'rc_is 0 && out_has "py_u64.json\", \"result\": \"agree\", \"output\": [3]}" \
+              && out_has "py_i64.json\", \"result\": \"agree\", \"output\": [1]}"'
 else
     n=$((n + 1)); echo "ok $n - exec_reads_uint64_and_int64_extremes_written_by_python_json # SKIP no python3"
 fi
@@ -128,6 +150,22 @@ printf '{"op": "ARG\\u001b[31mMAX"}' >"$tmp/esc.json"
 run validate "$tmp/esc.json"
 check escape_sequences_from_files_are_printed_as_text \
     eval 'rc_is 2 && err_has "ARG\\x1b[31mMAX" && ! grep -q "$(printf "\033")" "$tmp/err"'
+
+# FILE - is one case on standard input, with a limit that an endless stream reaches quickly.
+run exec - <"$spec1"
+check exec_dash_reads_a_case_from_stdin eval 'rc_is 0 && out_is "{\"output\": [1, 2, 1]}"'
+run exec - <"$data/argmax_wrong_expected.json"
+check exec_stdin_failure_replay_says_to_save_the_case \
+    eval 'rc_is 1 && err_has "standard input: fail: wrong_index" \
+          && err_has "replay: save the case from standard input as case.json, then: dmlcheck exec --backend reference case.json" \
+          && ! grep -q "^replay: dmlcheck exec" "$tmp/err"'
+yes | run exec -
+check exec_endless_stdin_refused_at_the_stream_limit \
+    eval 'rc_is 2 && err_has "standard input: 67108864 bytes and more: larger than dmlcheck'"'"'s limit for a case read from a stream (67108863 bytes)"'
+head -c 2G /dev/zero 2>/dev/null | run exec -
+check exec_zero_stream_refused_at_its_first_byte eval 'rc_is 2 && err_has "standard input: byte 0 is NUL"'
+run exec --help
+check exec_help_documents_stdin_and_its_limit eval 'out_has "FILE - reads one case from standard input, at most 67108863 bytes"'
 
 # Under valgrind: every corpus file, and the error paths.
 if [ -n "${VALGRIND:-}" ]; then

@@ -2,7 +2,8 @@
  * backend computes the reference answer and then reports (or commits) one fault: an error, an
  * unsupported case, a write out of bounds, a modified input, a wrong element, or a device that
  * flushes fp32 denormals.  Each test checks exec's exit code and that its message names the
- * fault and ends with a replay line. */
+ * fault and ends with a replay line.  The fake backend runs in exec's worker process, opened
+ * there with the fault as its argument ("FAULT:FLUSHES"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,22 @@ typedef enum fault { FAULT_NONE, FAULT_ERROR, FAULT_UNSUPPORTED, FAULT_OOB, FAUL
 
 struct backend {
     fault fault;
+    bool device_flushes; /* what info() says: the device flushes fp32 denormals */
 };
 
 static backend *fake_open(const char *device, const char *args, dmlc_error *err)
 {
-    (void)args;
     (void)device;
-    (void)err;
-    return calloc(1, sizeof(backend));
+    unsigned f = 0, flushes = 0;
+    backend *b = calloc(1, sizeof(backend));
+    if (!b || !args || sscanf(args, "%u:%u", &f, &flushes) != 2) {
+        free(b);
+        err_set(err, "fake backend: give FAULT:FLUSHES");
+        return NULL;
+    }
+    b->fault = (fault)f;
+    b->device_flushes = flushes != 0;
+    return b;
 }
 
 /* The flushed-input answer a device without denormal support gives. */
@@ -57,7 +66,7 @@ static run_status fake_run(backend *b, const dml_case *c, const exec_options *op
 static void fake_info(backend *b, backend_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->flushes_denormals = b->fault == FAULT_FLUSH;
+    info->flushes_denormals = b->device_flushes;
 }
 
 static void fake_close(backend *b) { free(b); }
@@ -67,28 +76,36 @@ static const backend_vtable fake_backend = {
     .info = fake_info, .close = fake_close,
 };
 
-/* Runs exec on one file with the fault; returns the exit code, stderr captured in msg. */
+/* Runs exec on one file with the fault; returns the exit code, with what exec printed in msg:
+ * stderr, then "stdout: " and the outputs' JSON line, if any. */
 static int exec_with(fault f, bool device_flushes, const char *file, char *msg, size_t size)
 {
-    /* The outputs' JSON lines would break the TAP stream: send them to /dev/null. */
-    exec_run r = { .vt = &fake_backend, .out = fopen("/dev/null", "w") };
+    /* The outputs' JSON lines would break the TAP stream: they go to a file. */
+    char args[32];
+    snprintf(args, sizeof args, "%u:%u", (unsigned)f, device_flushes ? 1u : 0u);
+    exec_run r = { .vt = &fake_backend, .backend_args = args, .out = tmpfile() };
     dmlc_error err;
-    r.b = fake_backend.open(NULL, NULL, &err);
-    r.b->fault = f;
-    r.flushes_denormals = device_flushes;
+    if (!exec_start(&r, &err)) {
+        snprintf(msg, size, "exec_start: %s", err.msg);
+        fclose(r.out);
+        return -1;
+    }
     fflush(stderr);
     int saved = dup(2);
     FILE *capture = tmpfile();
     dup2(fileno(capture), 2);
-    int rc = exec_case_file(&r, file);
+    int rc = exec_exit_code(exec_case_file(&r, file));
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
     rewind(capture);
     size_t n = fread(msg, 1, size - 1, capture);
+    n += (size_t)snprintf(msg + n, size - n, "stdout: ");
+    rewind(r.out);
+    n = n < size - 1 ? n + fread(msg + n, 1, size - 1 - n, r.out) : n;
     msg[n] = 0;
     fclose(capture);
-    fake_backend.close(r.b);
+    exec_stop(&r);
     fclose(r.out);
     return rc;
 }
@@ -99,7 +116,7 @@ static bool expect(fault f, bool flushes, const char *file, int want_rc, const c
     int rc = exec_with(f, flushes, file, msg, sizeof msg);
     bool ok = rc == want_rc && (!needle1 || strstr(msg, needle1)) && (!needle2 || strstr(msg, needle2));
     if (!ok)
-        tap_diag("exit %d (want %d); stderr:\n%s", rc, want_rc, msg);
+        tap_diag("exit %d (want %d); stderr, stdout:\n%s", rc, want_rc, msg);
     return ok;
 }
 
@@ -111,7 +128,7 @@ int main(int argc, char **argv)
     }
     const char *spec = argv[1], *denormal = argv[2];
     tap t;
-    tap_plan(&t, 8);
+    tap_plan(&t, 9);
     tap_ok(&t, expect(FAULT_NONE, false, spec, 0, NULL, NULL), "exec_agreeing_backend_exits_0");
     tap_ok(&t, expect(FAULT_ERROR, false, spec, 1, "fail: backend_error: clBuildProgram failed",
                       "replay: dmlcheck exec --backend fake"), "exec_backend_error_reported_exit_1");
@@ -119,6 +136,9 @@ int main(int argc, char **argv)
            "exec_unsupported_is_skipped_exit_0");
     tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "out_of_bounds_write: guard band", "replay: "),
            "exec_out_of_bounds_write_reported_exit_1");
+    /* The worker sends what the backend wrote even when it wrote out of bounds too. */
+    tap_ok(&t, expect(FAULT_OOB, false, spec, 1, "stdout: {\"output\": [1, 2, 1]}", NULL),
+           "exec_out_of_bounds_write_still_prints_the_outputs");
     tap_ok(&t, expect(FAULT_INPUT, false, spec, 1, "input_modified: input byte 0 changed", "replay: "),
            "exec_input_modified_reported_exit_1");
     tap_ok(&t, expect(FAULT_WRONG, false, spec, 1, "output[0,0] (logical element 0): expected 1, got 0",

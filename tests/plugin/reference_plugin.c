@@ -5,10 +5,14 @@
  * cases/s is dlopen'd calls, the descriptor round trip (case -> DML_OPERATOR_DESC -> case) and
  * the plug-in backend's guards (issue 10's target: within 10%).  Built for tests only; a
  * plug-in of one's own includes only dmlcheck/plugin.h (examples/plugin/).
+ *
+ * With the argument delay_ms=N it sleeps N ms before each answer: a slow but right backend,
+ * for the tests that stop a run or an exec while a case is in flight (tests/runner/stop_cli.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dmlcheck/plugin.h"
 #include "op_module.h"
@@ -24,14 +28,27 @@ static dmlcheck_status say(char *message, size_t size, dmlcheck_status s, const 
     return s;
 }
 
+typedef struct reference_context {
+    unsigned long delay_ms; /* slept before each answer */
+} reference_context;
+
 static dmlcheck_status reference_open(const char *const *args, void **context, char *message,
                                       size_t size)
 {
-    if (args && args[0]) {
-        snprintf(message, size, "the reference plug-in takes no arguments (got '%s')", args[0]);
-        return DMLCHECK_ERROR;
+    reference_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return say(message, size, DMLCHECK_ERROR, "out of memory");
+    for (size_t i = 0; args && args[i]; i++) {
+        char *end = NULL;
+        if (!strncmp(args[i], "delay_ms=", 9))
+            ctx->delay_ms = strtoul(args[i] + 9, &end, 10);
+        if (!end || *end || end == args[i] + 9) {
+            snprintf(message, size, "the reference plug-in takes only delay_ms=N (got '%s')", args[i]);
+            free(ctx);
+            return DMLCHECK_ERROR;
+        }
     }
-    *context = NULL;
+    *context = ctx;
     return DMLCHECK_OK;
 }
 
@@ -85,9 +102,15 @@ static dmlcheck_status reference_execute(void *context, void *op, const dmlcheck
                                          char *message, size_t size)
 {
     reference_op *o = op;
-    (void)context;
+    const reference_context *ctx = context;
     (void)message;
     (void)size;
+    if (ctx->delay_ms) {
+        struct timespec pause = { .tv_sec = (time_t)(ctx->delay_ms / 1000),
+                                  .tv_nsec = (long)(ctx->delay_ms % 1000) * 1000000L };
+        while (nanosleep(&pause, &pause) != 0)
+            continue;
+    }
     exec_options opt = { .nan = (b->hints & DMLCHECK_HINT_NAN_PROPAGATE) ? NAN_POLICY_PROPAGATE
                                                                           : NAN_POLICY_IGNORE };
     case_outputs out = { .output = b->output, .output_bytes = b->output_size,
@@ -109,7 +132,7 @@ static void reference_destroy(void *context, void *op)
 
 static void reference_close(void *context)
 {
-    (void)context;
+    free(context);
 }
 
 static const dmlcheck_plugin reference_plugin = {

@@ -47,7 +47,7 @@ echo_run() { # echo_run CASES ARGS...: a differential run on the echo adapter
 if [ -n "$py" ]; then
     run exec --backend "process:$py $numpy_py" "$corpus"/*/*.json
     check "exec_corpus_numpy_strided" rc_is 0
-    check "exec_corpus_numpy_prints_every_output" sh -c "[ \$(grep -c output '$tmp/out') = \$(ls '$corpus'/*/*.json | wc -l) ]"
+    check "exec_corpus_numpy_prints_every_output" sh -c "[ \$(grep -c '\"output\"' '$tmp/out') = \$(ls '$corpus'/*/*.json | wc -l) ]"
     run exec --backend "process:$py $numpy_py --layout packed" "$corpus"/*/*.json
     check "exec_corpus_numpy_packed" rc_is 0
     rm -f "$tmp/db.sqlite"*
@@ -131,7 +131,7 @@ DMLCHECK_PROCESS_TIMEOUT_MS=3000 "$dmlcheck" exec --backend "process:$echo_pytho
     "$one" "$two" "$one" >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"
 check "exec_hang_times_out_per_case" err_count_is 1 "hang: no reply within 3000 ms (DMLCHECK_PROCESS_TIMEOUT_MS)"
-check "exec_hang_the_next_case_runs" sh -c "[ \$(grep -c output '$tmp/out') = 2 ]"
+check "exec_hang_the_next_case_runs" sh -c "[ \$(grep -c '\"output\"' '$tmp/out') = 2 ]"
 
 # --- refused at the handshake: exit 2, naming the command ---
 run exec --backend "process:$echo_python $echo_py --protocol 2" "$one"
