@@ -52,8 +52,9 @@ const char *run_status_name(run_status s)
     case RUN_OK: return "ok";
     case RUN_BACKEND_ERROR: return "backend_error";
     case RUN_UNSUPPORTED: return "unsupported";
-    case RUN_OUT_OF_BOUNDS_WRITE: return "out_of_bounds_write";
-    case RUN_INPUT_MODIFIED: return "input_modified";
+#define X(kind, status) case RUN_##status: return #kind;
+    RUN_FINDINGS(X)
+#undef X
     case RUN_REJECTED: return "rejected";
     case RUN_UNSUPPORTED_CLAIMED: return "unsupported_claimed";
     case RUN_CRASHED: return "crashed";

@@ -14,12 +14,26 @@
 #include "case.h"
 #include "error.h"
 
+/* What a run can be found to have done wrong besides its answer, one row each:
+ * X(kind, STATUS) gives the run status RUN_STATUS, the failure kind `kind` (classify.h) and,
+ * from a plug-in, DMLCHECK_STATUS (dmlcheck/plugin.h).  The message says where.
+ *   out_of_bounds_write  a guard band around an output buffer was overwritten
+ *   input_modified       the input buffer changed during the run
+ *   invalid_access       a checking device (Oclgrind) saw a load or store outside every buffer
+ *   data_race            ... a data race between work-items
+ *   uninitialised_read   ... a value nobody wrote being used */
+#define RUN_FINDINGS(X)                                                                      \
+    X(out_of_bounds_write, OUT_OF_BOUNDS_WRITE) X(input_modified, INPUT_MODIFIED)            \
+    X(invalid_access, INVALID_ACCESS) X(data_race, DATA_RACE)                                \
+    X(uninitialised_read, UNINITIALISED_READ)
+
 typedef enum run_status {
     RUN_OK = 0,
     RUN_BACKEND_ERROR,       /* the backend failed (message in err) */
     RUN_UNSUPPORTED,         /* the backend cannot run this case on this device (message) */
-    RUN_OUT_OF_BOUNDS_WRITE, /* a guard band around an output buffer was overwritten */
-    RUN_INPUT_MODIFIED,      /* the input buffer changed during the run */
+#define X(kind, status) RUN_##status,
+    RUN_FINDINGS(X)
+#undef X
     RUN_REJECTED,            /* the backend refused the descriptor as invalid (message) */
     /* The backend calls the case unsupported although it claims the operator, the input
      * type and the feature level (a plug-in's capabilities): a gap in what it claims. */

@@ -19,7 +19,9 @@
 static const char *const kind_names[KIND_COUNT] = {
     [KIND_NONE] = NULL,
 #define X(name) [KIND_##name] = #name,
-    MISMATCH_KINDS(X)
+#define F(name, status) X(name)
+    MISMATCH_KINDS(X, F)
+#undef F
 #undef X
 };
 
@@ -282,8 +284,9 @@ void judge_status(run_status status, mismatch_kind crash_or_hang, judgement *j)
     case RUN_OK: j->verdict = VERDICT_PASS; break;
     case RUN_UNSUPPORTED: j->verdict = VERDICT_SKIP; break;
     case RUN_BACKEND_ERROR: j->kind = KIND_backend_error; break;
-    case RUN_OUT_OF_BOUNDS_WRITE: j->kind = KIND_out_of_bounds_write; break;
-    case RUN_INPUT_MODIFIED: j->kind = KIND_input_modified; break;
+#define X(finding, status) case RUN_##status: j->kind = KIND_##finding; break;
+    RUN_FINDINGS(X)
+#undef X
     /* The harness sends only descriptors DirectML accepts at the case's level. */
     case RUN_REJECTED: j->kind = KIND_rejected_valid; break;
     /* Unsupported within what the backend claims: not a wrong answer, but it blocks

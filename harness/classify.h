@@ -19,15 +19,20 @@
 #include "case.h"
 #include "compare.h"
 
-#define MISMATCH_KINDS(X)                                                                    \
-    X(wrong_index) X(tie_other_way) X(padding_selected) X(value_bits_differ)                  \
-    X(nan_handling) X(out_of_bounds_write) X(input_modified) X(backend_error) X(crash) X(hang) \
+/* Every failure kind, one row each: X(name) for the kinds the harness reads from an answer
+ * or a dead worker, F(name, STATUS) for a run's findings (backend.h RUN_FINDINGS, whose rows
+ * are these kinds' only definition). */
+#define MISMATCH_KINDS(X, F)                                                                  \
+    X(wrong_index) X(tie_other_way) X(padding_selected) X(value_bits_differ) X(nan_handling)  \
+    RUN_FINDINGS(F) X(backend_error) X(crash) X(hang)                                         \
     X(rejected_valid) X(unsupported_required) X(accepted_invalid)
 
 typedef enum mismatch_kind {
     KIND_NONE = 0,
 #define X(name) KIND_##name,
-    MISMATCH_KINDS(X)
+#define F(name, status) X(name)
+    MISMATCH_KINDS(X, F)
+#undef F
 #undef X
     KIND_COUNT
 } mismatch_kind;

@@ -112,6 +112,9 @@ CREATE TABLE results (
     kind           TEXT,             -- NULL for pass/skip/error; else one of: wrong_index,
                                      -- tie_other_way, padding_selected, value_bits_differ,
                                      -- nan_handling, out_of_bounds_write, input_modified,
+                                     -- invalid_access, data_race, uninitialised_read (what
+                                     -- a checking device such as Oclgrind reported; detail
+                                     -- holds its first line),
                                      -- backend_error, crash, hang, rejected_valid (refused
                                      -- as invalid a descriptor DirectML accepts),
                                      -- unsupported_required (unsupported within the

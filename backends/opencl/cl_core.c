@@ -32,6 +32,7 @@
 
 #include <CL/cl.h>
 
+#include "cl_oclgrind.h"
 #include "cl_program.h"
 
 /* Canary bytes around each output buffer: catches any write past the end by a few
@@ -67,6 +68,7 @@ struct cl_core {
     uint64_t image_capacity;
     cl_tuning tuning;
     cl_open_stats stats;
+    cl_oclgrind *oclgrind; /* --device oclgrind: its log; NULL on any other device */
 };
 
 /* Byte ranges of one run's arena. */
@@ -128,6 +130,7 @@ static void release_all(cl_core *b)
         clReleaseCommandQueue(b->queue);
     if (b->context)
         clReleaseContext(b->context);
+    cl_oclgrind_close(b->oclgrind);
     free(b->image_in);
     free(b->image_out);
     free(b);
@@ -176,6 +179,7 @@ static bool open_device(cl_core *b, const char *selector, cl_msg *err)
     b->context = clCreateContext(props, 1, &b->dev.device, NULL, NULL, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateContext", rc);
+    cl_oclgrind_context_created(b->oclgrind);
     b->queue = clCreateCommandQueue(b->context, b->dev.device, 0, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateCommandQueue", rc);
@@ -213,6 +217,11 @@ cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
         return NULL;
     }
     double t0 = now_seconds();
+    /* Oclgrind is set up through the environment, before the process's first OpenCL call. */
+    if (cl_oclgrind_selected(options->device) && !(b->oclgrind = cl_oclgrind_prepare(err))) {
+        release_all(b);
+        return NULL;
+    }
     if (!open_device(b, options->device, err)) {
         release_all(b);
         return NULL;
@@ -446,7 +455,9 @@ static cl_plan_fn planner_of(cl_family f)
     return f == CL_FAMILY_ARG_REDUCE ? cl_plan_arg_reduce : cl_plan_max_pooling;
 }
 
-cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err)
+/* One run on the device: plan, arena, write, launch, read back and check. */
+static cl_status run_on_device(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt,
+                               cl_msg *err)
 {
     cl_exec effective = *opt;
     if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
@@ -477,6 +488,7 @@ cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_ex
     plan.params[CLP_OUT_OFFSET] = l.out_offset;
     plan.params[CLP_IDX_OFFSET] = l.idx_offset;
     plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
+    plan.params[CLP_ARENA_BYTES] = b->arena_capacity;
     image_build(b, &l, &plan, io);
 
     if (!enqueue_write(b, &l, err) || !enqueue_plan(b, &plan, err)) {
@@ -484,4 +496,29 @@ cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_ex
         return CL_RUN_ERROR;
     }
     return read_back(b, &l, io, err);
+}
+
+/* The run's status once a checking device's reports are in: a report fails a run that
+ * otherwise passed; a run that failed on its own keeps its status.  The reports are read
+ * (and so dropped) either way, so none is charged to the next case. */
+static cl_status with_device_reports(cl_core *b, cl_status status, cl_msg *err)
+{
+    static const cl_status statuses[] = {
+        [CL_OCLGRIND_NOTHING] = CL_RUN_OK,
+        [CL_OCLGRIND_INVALID_ACCESS] = CL_RUN_INVALID_ACCESS,
+        [CL_OCLGRIND_DATA_RACE] = CL_RUN_DATA_RACE,
+        [CL_OCLGRIND_UNINITIALISED_READ] = CL_RUN_UNINITIALISED_READ,
+        [CL_OCLGRIND_OTHER] = CL_RUN_ERROR,
+    };
+    cl_msg report = { "" };
+    cl_oclgrind_finding found = cl_oclgrind_findings(b->oclgrind, &report);
+    if (status != CL_RUN_OK || found == CL_OCLGRIND_NOTHING)
+        return status;
+    cl_msg_set(err, "%s", report.msg);
+    return statuses[found];
+}
+
+cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err)
+{
+    return with_device_reports(b, run_on_device(b, c, io, opt, err), err);
 }

@@ -20,7 +20,8 @@ typedef struct cl_core cl_core;
 typedef struct cl_open_options {
     const char *device;        /* --device selector; NULL for the default */
     const char *build_options; /* appended to the program's build options (tests only:
-                                  -DDMLCHECK_FAULT_WRITE_PAST_END, -DDMLCHECK_FAULT_WRITE_INPUT) */
+                                  -DDMLCHECK_FAULT_WRITE_PAST_END, -DDMLCHECK_FAULT_WRITE_INPUT,
+                                  -DDMLCHECK_FAULT_READ_PAST_ARENA) */
 } cl_open_options;
 
 typedef struct cl_open_stats {
@@ -48,6 +49,10 @@ typedef enum cl_status {
     CL_RUN_UNSUPPORTED,
     CL_RUN_OUT_OF_BOUNDS_WRITE, /* a guard byte of the device arena changed */
     CL_RUN_INPUT_MODIFIED,      /* an input byte in device memory changed */
+    /* What a checking device (--device oclgrind, cl_oclgrind.h) reported during the run. */
+    CL_RUN_INVALID_ACCESS,
+    CL_RUN_DATA_RACE,
+    CL_RUN_UNINITIALISED_READ,
 } cl_status;
 
 cl_core *cl_core_open(const cl_open_options *options, cl_msg *err);

@@ -222,6 +222,13 @@ bool cl_devices_select(const cl_device_list *list, const char *selector, size_t 
         return cl_msg_set(err, "--device %s: no device %u on platform %u ('dmlcheck devices' "
                             "lists them)", selector, d, p);
     }
+    /* A platform's whole name first, so `oclgrind` means the Oclgrind platform even where
+     * another platform's device name happens to contain the word. */
+    for (size_t i = 0; i < list->count; i++)
+        if (!strcasecmp(list->items[i].platform_name, selector)) {
+            *index = i;
+            return true;
+        }
     for (size_t i = 0; i < list->count; i++)
         if (contains_nocase(list->items[i].name, selector)
             || contains_nocase(list->items[i].platform_name, selector)) {

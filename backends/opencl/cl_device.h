@@ -1,7 +1,9 @@
 /*
  * cl_device.h: the platforms and devices the ICD loader finds, what dmlcheck needs to know
- * about each, and the --device selector (P:D, or a case-insensitive substring of the
- * device or platform name; default the first GPU, else the first device).
+ * about each, and the --device selector (P:D; a platform's whole name, case-insensitive,
+ * for its first device; else a case-insensitive substring of the device or platform name;
+ * default the first GPU, else the first device).  `oclgrind` also makes the ICD loader load
+ * Oclgrind (cl_oclgrind.h).
  */
 #ifndef DMLCHECK_CL_DEVICE_H
 #define DMLCHECK_CL_DEVICE_H

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cl_device.h"
+#include "cl_oclgrind.h"
 
 static void print_device(FILE *f, const cl_device_entry *e, bool selected)
 {
@@ -30,6 +31,8 @@ static void print_device(FILE *f, const cl_device_entry *e, bool selected)
 int cl_list_devices(FILE *f, const char *selector, cl_msg *err)
 {
     cl_device_list list;
+    if (cl_oclgrind_selected(selector) && !cl_oclgrind_register(err))
+        return 2;
     if (!cl_devices_list(&list, err))
         return 2;
     size_t chosen = 0;

@@ -26,6 +26,7 @@
 #define CLP_ORIENT 9         /* key orientation mask: 0 maximise, -1 minimise (ARGMIN) */
 #define CLP_FLUSH 10         /* 1: fp32 denormals are judged and moved as signed zeros */
 #define CLP_IN_TOTAL 11      /* input TotalTensorSizeInBytes (fault injection only) */
+#define CLP_ARENA_BYTES 12   /* size of the device buffer holding the arena (fault injection only) */
 
 /* ARGMIN / ARGMAX (arg_reduce.cl).  Dimensions are coalesced on the host: "kept" dimensions
  * address an output element (row-major over them gives the output's logical index), reduced

@@ -93,6 +93,9 @@ static dmlcheck_status cl_execute(void *context, void *op, const dmlcheck_buffer
         [CL_RUN_UNSUPPORTED] = DMLCHECK_UNSUPPORTED,
         [CL_RUN_OUT_OF_BOUNDS_WRITE] = DMLCHECK_OUT_OF_BOUNDS_WRITE,
         [CL_RUN_INPUT_MODIFIED] = DMLCHECK_INPUT_MODIFIED,
+        [CL_RUN_INVALID_ACCESS] = DMLCHECK_INVALID_ACCESS,
+        [CL_RUN_DATA_RACE] = DMLCHECK_DATA_RACE,
+        [CL_RUN_UNINITIALISED_READ] = DMLCHECK_UNINITIALISED_READ,
     };
     cl_status s = cl_core_run(context, c, &io, &exec, &err);
     if (s != CL_RUN_OK)

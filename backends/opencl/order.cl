@@ -109,9 +109,18 @@ inline void store_raw(global uchar *base, ulong elem, uint bytes, ulong bits)
 
 /* Test-only faults (tests/opencl/test_cl_guard.c builds the program with these defines):
  * the first work-item writes one element just past the end of the output buffer, or
- * changes the input.  Without the defines this compiles to nothing. */
+ * changes the input.  DMLCHECK_FAULT_READ_PAST_ARENA (tests/opencl/oclgrind_device.sh) reads
+ * the byte just past the device buffer and discards it: the answer does not change and no
+ * guard sees it, so only a checking device (Oclgrind) can report it; volatile keeps the
+ * compiler from dropping the unused load.  Without the defines this compiles to nothing. */
 inline void fault_inject(global uchar *arena, global const ulong *p, ulong gid)
 {
+#ifdef DMLCHECK_FAULT_READ_PAST_ARENA
+    if (gid == 0) {
+        uchar discarded = ((volatile global const uchar *)arena)[p[CLP_ARENA_BYTES]];
+        (void)discarded;
+    }
+#endif
 #ifdef DMLCHECK_FAULT_WRITE_PAST_END
     if (gid == 0)
         store_raw(arena + p[CLP_OUT_OFFSET] + p[CLP_OUT_TOTAL], 0, (uint)p[CLP_OUT_BYTES], 0);

@@ -252,6 +252,26 @@ static bool guard_broken(const guarded *g, const char *name, dmlc_error *err)
     return false;
 }
 
+/* True when execute's status s reports a finding (backend.h RUN_FINDINGS): *status is the
+ * run status of the same name. */
+static bool finding_of(dmlcheck_status s, run_status *status)
+{
+    static const struct {
+        dmlcheck_status plugin;
+        run_status run;
+    } findings[] = {
+#define X(kind, name) { DMLCHECK_##name, RUN_##name },
+        RUN_FINDINGS(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof findings / sizeof findings[0]; i++)
+        if (findings[i].plugin == s) {
+            *status = findings[i].run;
+            return true;
+        }
+    return false;
+}
+
 /* Runs one created operator on guarded copies; the verdict of the buffers' checks. */
 static run_status execute_guarded(backend *b, void *op, const dml_case *c, const exec_options *opt,
                                   case_outputs *out, dmlc_error *err)
@@ -280,10 +300,8 @@ static run_status execute_guarded(backend *b, void *op, const dml_case *c, const
         if (s == DMLCHECK_UNSUPPORTED)
             status = (err_set(err, "execute: unsupported within the plug-in's claims: %s", message),
                       RUN_UNSUPPORTED_CLAIMED);
-        else if (s == DMLCHECK_OUT_OF_BOUNDS_WRITE)
-            status = (err_set(err, "%s", message), RUN_OUT_OF_BOUNDS_WRITE);
-        else if (s == DMLCHECK_INPUT_MODIFIED)
-            status = (err_set(err, "%s", message), RUN_INPUT_MODIFIED);
+        else if (finding_of(s, &status))
+            err_set(err, "%s", message);
         else if (s != DMLCHECK_OK)
             err_set(err, "execute failed: %s", message[0] ? message : "(no message)");
         else if (guard_broken(&o, "output", err) || (out->indices && guard_broken(&idx, "indices", err)))

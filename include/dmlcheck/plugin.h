@@ -53,6 +53,14 @@ typedef enum dmlcheck_status {
      * was found there.  Recorded as out_of_bounds_write / input_modified. */
     DMLCHECK_OUT_OF_BOUNDS_WRITE = 4,
     DMLCHECK_INPUT_MODIFIED = 5,
+    /* execute, for implementations that run on a checking device (a simulator such as
+     * Oclgrind, a sanitizer): it reported a load or store outside every buffer, a data race
+     * between work-items, or the use of a value nobody wrote.  The message should carry the
+     * device's first line about it.  Recorded as invalid_access / data_race /
+     * uninitialised_read; a dmlcheck older than these values records backend_error. */
+    DMLCHECK_INVALID_ACCESS = 6,
+    DMLCHECK_DATA_RACE = 7,
+    DMLCHECK_UNINITIALISED_READ = 8,
 } dmlcheck_status;
 
 /* What the implementation claims; dmlcheck holds it to these claims. */

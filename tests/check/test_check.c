@@ -20,7 +20,7 @@
 #include "tap.h"
 
 typedef enum fault { FAULT_NONE, FAULT_ERROR, FAULT_UNSUPPORTED, FAULT_REPORTED_OOB, FAULT_SILENT_OOB,
-                     FAULT_INPUT, FAULT_PATCH, FAULT_FLUSH } fault;
+                     FAULT_INPUT, FAULT_PATCH, FAULT_FLUSH, FAULT_REPORTED_RACE } fault;
 
 struct backend {
     fault fault;
@@ -57,6 +57,9 @@ static run_status fake_run(backend *b, const dml_case *c, const exec_options *op
     case FAULT_ERROR: err_set(err, "clBuildProgram failed"); return RUN_BACKEND_ERROR;
     case FAULT_UNSUPPORTED: err_set(err, "device lacks this type"); return RUN_UNSUPPORTED;
     case FAULT_REPORTED_OOB: err_set(err, "guard band overwritten"); return RUN_OUT_OF_BOUNDS_WRITE;
+    case FAULT_REPORTED_RACE:
+        err_set(err, "Oclgrind: Write-write data race at global memory address 0x2000000000000");
+        return RUN_DATA_RACE;
     case FAULT_SILENT_OOB: out->output[out->output_bytes] = 0; return RUN_OK;
     case FAULT_INPUT: ((dml_case *)c)->input_data[0] ^= 1; return RUN_OK;
     case FAULT_PATCH: patch(c, b, out); return RUN_OK;
@@ -187,7 +190,35 @@ static void test_statuses(tap *t)
     tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_input_modified, 1,
                      "input_modified: the input buffer changed during the run", NULL),
            "check_catches_an_unreported_input_change");
+    r = run_check(FAULT_REPORTED_RACE, &c, &opt, "dmlcheck x --device oclgrind", text, sizeof text);
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_data_race, 1,
+                     "fail: data_race: Oclgrind: Write-write data race at global memory address",
+                     "replay: dmlcheck x --device oclgrind\n"),
+           "check_reported_data_race_fails_with_the_device_line_and_replay");
     case_free(&c);
+}
+
+/* What a checking device reports (backend.h RUN_FINDINGS): each status fails as the kind of
+ * its own name, which the store and the reports read back by that name. */
+static void test_device_findings(tap *t)
+{
+    static const struct {
+        run_status status;
+        const char *name;
+    } findings[] = {
+        { RUN_INVALID_ACCESS, "invalid_access" },
+        { RUN_DATA_RACE, "data_race" },
+        { RUN_UNINITIALISED_READ, "uninitialised_read" },
+    };
+    for (size_t i = 0; i < sizeof findings / sizeof findings[0]; i++) {
+        judgement j;
+        judge_status(findings[i].status, KIND_NONE, &j);
+        const char *kind = mismatch_kind_name(j.kind);
+        tap_ok(t, j.verdict == VERDICT_FAIL && kind && !strcmp(kind, findings[i].name)
+                  && mismatch_kind_from_name(findings[i].name) == j.kind
+                  && !strcmp(run_status_name(findings[i].status), findings[i].name),
+               "check_device_finding_%s_is_its_own_kind", findings[i].name);
+    }
 }
 
 /* The runner's split: the oracle here, the answer from elsewhere (a worker that died). */
@@ -434,6 +465,7 @@ int main(void)
     tap t;
     tap_plan(&t, 0);
     test_statuses(&t);
+    test_device_findings(&t);
     test_halves(&t);
     test_denormals(&t);
     test_case_file(&t);
