@@ -46,6 +46,19 @@ bool backend_no_args(const char *name, const char *args, dmlc_error *err)
     return err_set(err, "backend %s takes no arguments, but --backend gave '%s:%s'", name, name, args);
 }
 
+bool run_status_has_outputs(run_status s)
+{
+    switch (s) {
+    case RUN_OK:
+#define X(kind, status) case RUN_##status:
+        RUN_FINDINGS(X)
+#undef X
+        return true;
+    default:
+        return false;
+    }
+}
+
 const char *run_status_name(run_status s)
 {
     switch (s) {

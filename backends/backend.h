@@ -45,6 +45,10 @@ typedef enum run_status {
     RUN_HUNG,
 } run_status;
 const char *run_status_name(run_status s);
+/* True for the statuses that come with the outputs the backend wrote: RUN_OK and every
+ * finding (a write out of bounds, a modified input, what a checking device reported leave
+ * outputs worth showing). */
+bool run_status_has_outputs(run_status s);
 
 /* What a backend says about the device it runs on, for stores and reports. */
 typedef struct backend_info {

@@ -141,8 +141,7 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
  * leaves outputs worth seeing; a death or a refused case leaves none. */
 static const case_outputs *written_outputs(const dml_case *c, const check_answer *a)
 {
-    bool wrote = a->status == RUN_OK || a->status == RUN_OUT_OF_BOUNDS_WRITE
-        || a->status == RUN_INPUT_MODIFIED;
+    bool wrote = run_status_has_outputs(a->status);
     /* casefile_outputs_json would print the file's expected arrays for missing outputs. */
     return a->died == KIND_NONE && wrote && !c->must_reject && a->outputs.output ? &a->outputs : NULL;
 }

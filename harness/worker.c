@@ -106,11 +106,10 @@ static bool read_all(int fd, void *data, size_t n)
     return true;
 }
 
-/* The statuses whose answers carry the outputs the backend wrote: a write out of bounds or
- * into the input still leaves outputs worth showing. */
+/* The statuses whose answers carry the outputs the backend wrote (run_status_has_outputs). */
 static bool status_has_outputs(int32_t status)
 {
-    return status == RUN_OK || status == RUN_OUT_OF_BOUNDS_WRITE || status == RUN_INPUT_MODIFIED;
+    return status >= 0 && run_status_has_outputs((run_status)status);
 }
 
 static bool stop_raised(const worker *w)
