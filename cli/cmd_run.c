@@ -32,7 +32,8 @@ static void usage(FILE *f)
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
-        "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n\n"
+        "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
+        "                    [--shrink-time SECONDS]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
         "compares bit-exactly and records every case in the results database.\n\n"
         "  --backend NAME        implementation under test (default: opencl when built, else reference)\n"
@@ -58,7 +59,9 @@ static void usage(FILE *f)
         "  --dry-run             generate only; print the generator's coverage table\n"
         "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000)\n"
         "  --batch N             cases per worker request (default 128)\n"
-        "  --shrink-budget N     backend runs spent minimizing each new signature (default 300)\n\n"
+        "  --shrink-budget N     backend runs spent minimizing each new signature (default 300)\n"
+        "  --shrink-time S       seconds all shrinking may take (default 60); candidates past\n"
+        "                        it are not run, the families left keep their first case\n\n"
         "Ctrl-C (SIGINT) or SIGTERM stops the run within about a second, even in the middle of a\n"
         "long case: the case in flight is dropped, every case checked before it is committed, and\n"
         "the run is stored as interrupted (its report says INCOMPLETE RUN).\n\n"
@@ -118,6 +121,7 @@ int cmd_run(int argc, char **argv)
         { "seed", required_argument, NULL, 's' },    { "db", required_argument, NULL, 'd' },
         { "dry-run", no_argument, NULL, 'D' },       { "case-timeout", required_argument, NULL, 'T' },
         { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
+        { "shrink-time", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;
@@ -141,6 +145,7 @@ int cmd_run(int argc, char **argv)
         case 'T': ok = parse_count(optarg, &v) && v > 0 && v < 86400000; o.case_timeout_ms = (unsigned)v; break;
         case 'b': ok = parse_count(optarg, &v) && v > 0 && v <= 65536; o.batch = (unsigned)v; break;
         case 'S': ok = parse_count(optarg, &v) && v < 1000000; o.shrink_budget = (unsigned)v; break;
+        case 'W': ok = parse_count(optarg, &v) && v <= 86400; o.shrink_seconds = (double)v; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -813,6 +813,7 @@ typedef struct shrink_ctx {
     runner *r;
     verdict verdict;
     mismatch_kind kind;
+    double until;      /* the shrinking time limit: later candidates are not run */
     bool broken;       /* the worker could not be restarted */
 } shrink_ctx;
 
@@ -821,7 +822,7 @@ static bool still_fails(const dml_case *candidate, void *opaque)
 {
     shrink_ctx *x = opaque;
     runner *r = x->r;
-    if (x->broken)
+    if (x->broken || now_s() > x->until)
         return false;
     slot_case sc;
     memset(&sc, 0, sizeof sc);
@@ -864,13 +865,38 @@ static bool family_shrunk(const runner *r, size_t i)
 
 /* Minimizes the first case of each new signature family and stores it as a case file,
  * within the run's shrinking time. */
+/* New signatures whose family has none shrunk before them: the ones shrinking visits. */
+static size_t families_to_shrink(const runner *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->sig_count; i++)
+        n += r->sigs[i].is_new && !family_shrunk(r, i);
+    return n;
+}
+
 static bool shrink_new_signatures(runner *r, dmlc_error *err)
 {
     double until = now_s() + r->o->shrink_seconds;
+    size_t families = r->o->shrink_budget ? families_to_shrink(r) : 0, done = 0;
+    if (families && !r->o->quiet) {
+        clear_progress(r);
+        fprintf(r->o->out, "shrinking %zu new signature famil%s: at most %u backend runs each, "
+                "%.0f s in all (--shrink-budget, --shrink-time)\n", families,
+                families == 1 ? "y" : "ies", r->o->shrink_budget, r->o->shrink_seconds);
+        fflush(r->o->out);
+    }
     for (size_t i = 0; i < r->sig_count && r->o->shrink_budget; i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || stop_raised(r->o) || family_shrunk(r, i) || now_s() > until)
+        if (!s->is_new || stop_raised(r->o) || family_shrunk(r, i))
             continue;
+        if (now_s() > until) {
+            if (!r->o->quiet)
+                fprintf(r->o->out, "shrinking stopped at its time limit (%.0f s): %zu of %zu "
+                        "families not shrunk; --shrink-time raises it\n", r->o->shrink_seconds,
+                        families - done, families);
+            break;
+        }
+        done++;
         dml_case c, small;
         gen_info info;
         if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
@@ -879,7 +905,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
             case_free(&c);
             continue;
         }
-        shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind };
+        shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind, .until = until };
         /* Hangs cost the whole time limit per try: give them a small budget. */
         unsigned budget = s->kind == KIND_hang ? 6 : r->o->shrink_budget;
         shrink_stats st;
@@ -896,9 +922,10 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
         char name[GEN_CASE_ID_SIZE];
         if (ok && !r->o->quiet)
             fprintf(r->o->out, "shrunk signature %" PRId64 " (case %s): %" PRIu64
-                    " -> %" PRIu64 " input elements in %u tries\n", s->id,
+                    " -> %" PRIu64 " input elements in %u tries%s\n", s->id,
                     case_name(r->o->seed, s->index, name),
-                    case_tensor_elements(&c.input), case_tensor_elements(&small.input), st.tried);
+                    case_tensor_elements(&c.input), case_tensor_elements(&small.input), st.tried,
+                    now_s() > until ? " (cut short by the time limit)" : "");
         free(json);
         case_outputs_free(&expected);
         case_free(&small);

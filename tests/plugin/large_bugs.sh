@@ -7,8 +7,8 @@
 # must fail on each (bug=last_chunk's kind is often tie_other_way: the dropped winner's value
 # is also found earlier in a ties case; issue 11's root-cause kinds); the same run kept to the small tiers
 # (--max-elements 4096, all that generator version 2 drew) must not, which is why the size
-# tiers exist.  No shrinking: this is about finding, and shrinking a 2^17-element case is a
-# test of its own.
+# tiers exist.  No shrinking in those runs: they are about finding; the last run checks
+# that shrinking such cases keeps to its time limit.
 # Usage: large_bugs.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
 set -u
 dmlcheck=$1 example=$2
@@ -37,4 +37,16 @@ rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
     --db "$tmp/db.sqlite"
 check "the_example_without_a_bug_passes_the_same_run" eval 'rc_is 0 && [ "$(judged_failures)" = 0 ]'
+
+# Shrinking large failing cases takes a while per try: it announces itself and keeps to
+# --shrink-time, cutting the candidate runs short rather than finishing a family.
+rm -f "$tmp/db.sqlite"*
+started=$(date +%s)
+run run --backend "plugin:$example,bug=index16" --types FLOAT32 --cases 10000 --seed 1 \
+    --shrink-time 1 --db "$tmp/db.sqlite"
+elapsed=$(( $(date +%s) - started ))
+check "shrinking_announces_its_families_and_limits" \
+    eval 'rc_is 1 && out_has "new signature families: at most 300 backend runs each, 1 s in all"'
+check "shrinking_keeps_to_shrink_time" \
+    eval 'out_has "shrinking stopped at its time limit (1 s)" && [ "$elapsed" -lt 20 ]'
 finish
