@@ -19,7 +19,7 @@ typedef enum report_format { FORMAT_AUTO, FORMAT_HTML, FORMAT_MD, FORMAT_JUNIT }
 typedef struct report_args {
     const char *db, *output, *baseline_db, *expectations;
     int64_t run_id, baseline_run;
-    bool all_runs, deterministic;
+    bool all_runs, deterministic, summary;
     unsigned min_cases;
     report_format format;
 } report_args;
@@ -29,7 +29,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: dmlcheck report [--db FILE] [--run ID | --all] [--format html|md|junit]\n"
             "                       [-o FILE] [--baseline OLD.sqlite] [--baseline-run ID]\n"
-            "                       [--expectations FILE] [--min-cases N] [--deterministic]\n\n"
+            "                       [--expectations FILE] [--min-cases N] [--deterministic]\n"
+            "                       [--summary]\n\n"
             "Writes a conformance report from a results database written by `dmlcheck run`.\n"
             "The database is opened read-only; nothing is re-run.\n\n"
             "  --db FILE            results database (default dmlcheck.sqlite)\n"
@@ -42,7 +43,10 @@ static void usage(FILE *f)
             "  --baseline-run ID    ... against run ID (of --baseline, or of --db)\n"
             "  --expectations FILE  known bugs (JSON, see reports/README.md) become \"expected\"\n"
             "  --min-cases N        judged cases a cell needs to count as passed (default %d)\n"
-            "  --deterministic      leave out times, host, paths and versions (golden files)\n\n"
+            "  --deterministic      leave out times, host, paths and versions (golden files)\n"
+            "  --summary            Markdown under 65,536 characters for any run (a pull-request\n"
+            "                       comment): verdicts, failing signatures with the most cases\n"
+            "                       first as far as they fit, replay commands for the largest\n\n"
             "exit: 0 nothing to act on, 1 unexpected failures or regressions, 2 error\n",
             REPORT_DEFAULT_MIN_CASES);
 }
@@ -74,7 +78,7 @@ static report_format format_from_path(const char *path)
 static int parse_args(int argc, char **argv, report_args *a)
 {
     enum { OPT_DB = 256, OPT_RUN, OPT_ALL, OPT_FORMAT, OPT_BASELINE, OPT_BASELINE_RUN,
-           OPT_EXPECTATIONS, OPT_MIN_CASES, OPT_DETERMINISTIC };
+           OPT_EXPECTATIONS, OPT_MIN_CASES, OPT_DETERMINISTIC, OPT_SUMMARY };
     static const struct option options[] = {
         { "db", required_argument, NULL, OPT_DB },
         { "run", required_argument, NULL, OPT_RUN },
@@ -86,6 +90,7 @@ static int parse_args(int argc, char **argv, report_args *a)
         { "expectations", required_argument, NULL, OPT_EXPECTATIONS },
         { "min-cases", required_argument, NULL, OPT_MIN_CASES },
         { "deterministic", no_argument, NULL, OPT_DETERMINISTIC },
+        { "summary", no_argument, NULL, OPT_SUMMARY },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -101,6 +106,7 @@ static int parse_args(int argc, char **argv, report_args *a)
         case OPT_BASELINE: a->baseline_db = optarg; break;
         case OPT_EXPECTATIONS: a->expectations = optarg; break;
         case OPT_DETERMINISTIC: a->deterministic = true; break;
+        case OPT_SUMMARY: a->summary = true; break;
         case 'h': usage(stdout); return 1;
         case OPT_RUN:
         case OPT_BASELINE_RUN:
@@ -140,6 +146,10 @@ static int parse_args(int argc, char **argv, report_args *a)
     }
     if (a->format == FORMAT_AUTO)
         a->format = format_from_path(a->output);
+    if (a->summary && a->format != FORMAT_MD) {
+        fprintf(stderr, "dmlcheck report: --summary is Markdown; leave out --format or give md\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -175,9 +185,11 @@ static bool add_baseline(report_model *m, const report_args *a, dmlc_error *err)
     return ok;
 }
 
-static bool render(const report_model *m, report_format format, FILE *out, dmlc_error *err)
+static bool render(const report_model *m, const report_args *a, FILE *out, dmlc_error *err)
 {
-    switch (format) {
+    if (a->summary)
+        return report_render_md_summary(m, out, err);
+    switch (a->format) {
     case FORMAT_HTML: return report_render_html(m, out, err);
     case FORMAT_JUNIT: return report_render_junit(m, out, err);
     default: return report_render_md(m, out, err);
@@ -187,11 +199,11 @@ static bool render(const report_model *m, report_format format, FILE *out, dmlc_
 static bool write_report(const report_model *m, const report_args *a, dmlc_error *err)
 {
     if (!a->output)
-        return render(m, a->format, stdout, err);
+        return render(m, a, stdout, err);
     FILE *f = fopen(a->output, "w");
     if (!f)
         return err_set(err, "%s: %s", a->output, strerror(errno));
-    bool ok = render(m, a->format, f, err);
+    bool ok = render(m, a, f, err);
     if (fclose(f) != 0 && ok)
         ok = err_set(err, "%s: %s", a->output, strerror(errno));
     if (!ok)

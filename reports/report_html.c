@@ -97,9 +97,12 @@ static void html_head(const report_model *m, FILE *out)
     esc(out, omitted(m, m->db_path));
     fprintf(out, "</code></p>\n");
     if (m->baseline) {
+        char counts[160];
         fprintf(out, "<p class=\"lead\">Compared with the baseline: ");
         esc(out, m->baseline);
-        fprintf(out, "</p>\n");
+        fprintf(out, ". <b>");
+        esc(out, report_baseline_counts(m, counts, sizeof counts));
+        fprintf(out, "</b></p>\n");
     }
     fprintf(out, "<nav><a href=\"#verdict\">Verdict</a><a href=\"#heatmap\">Heat map</a>"
                  "<a href=\"#matrix\">Matrix</a><a href=\"#signatures\">Signatures</a>"

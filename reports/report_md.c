@@ -8,6 +8,7 @@
 #include "report_model.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -46,8 +47,11 @@ static void md_summary(const report_model *m, FILE *out)
     fprintf(out, ", %" PRIu64 " cases  \n**Database:** ", m->total_cases);
     md_text(out, omitted(m, m->db_path));
     if (m->baseline) {
+        char counts[160];
         fprintf(out, "  \n**Baseline:** ");
         md_text(out, m->baseline);
+        fprintf(out, "  \n**Against it:** ");
+        md_text(out, report_baseline_counts(m, counts, sizeof counts));
     }
     fprintf(out, "\n\nA *cell* is one operator with one combination of tensor data types at one "
                  "feature level. A level is **CONFORMANT** when every cell it requires passed "
@@ -339,4 +343,127 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
     md_provenance(m, out);
     fflush(out);
     return !ferror(out) || err_set(err, "writing the Markdown report failed");
+}
+
+/* ---- the summary (report --summary) ---------------------------------------------------- */
+
+/* Where the summary stops adding signature rows (room left for the replay commands and the
+ * closing lines), and where the whole text is cut if its fixed parts alone grow too long:
+ * both under REPORT_SUMMARY_MAX_CHARS, what a GitHub pull-request comment takes. */
+#define SUMMARY_BUDGET (REPORT_SUMMARY_MAX_CHARS - 8000)
+#define SUMMARY_CUT (REPORT_SUMMARY_MAX_CHARS - 200)
+#define SUMMARY_REPLAYS 8
+
+typedef struct ranked {
+    uint64_t count;
+    size_t index;
+} ranked;
+
+/* Most cases first; equal counts in the model's order. */
+static int by_count(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool signature_fails(const report_signature *s)
+{
+    return !s->unspecified && !s->expected_reason;
+}
+
+static void summary_signatures(const report_model *m, const ranked *order, size_t n, FILE *out)
+{
+    bool baseline = m->baseline != NULL;
+    size_t shown = 0;
+    uint64_t left_cases = 0;
+    fprintf(out, "## Failing signatures\n\n");
+    for (size_t k = 0; k < n; k++) {
+        if (ftell(out) > SUMMARY_BUDGET) {
+            left_cases += m->signatures[order[k].index].count;
+            continue;
+        }
+        if (!shown++)
+            fprintf(out, "| # | Status | Level | Operator | Types | Layout | Distribution | Kind "
+                         "| Cases |%s\n|--:|---|---|---|---|---|---|---|--:|%s\n",
+                    baseline ? " vs baseline |" : "", baseline ? "---|" : "");
+        md_signature_row(&m->signatures[order[k].index], order[k].index + 1, baseline, out);
+    }
+    if (!n)
+        fprintf(out, "None.\n");
+    if (shown < n)
+        fprintf(out, "\n... and %zu more failing signatures (%" PRIu64 " cases): the full "
+                     "report (`dmlcheck report` without `--summary`) lists them all.\n",
+                n - shown, left_cases);
+    if (n) {
+        char buf[512];
+        fprintf(out, "\nReplay the largest:\n\n```sh\n");
+        for (size_t k = 0; k < n && k < SUMMARY_REPLAYS; k++)
+            md_code_line(out, report_replay_command(&m->signatures[order[k].index], buf, sizeof buf));
+        fprintf(out, "```\n");
+    }
+}
+
+static void summary_others(const report_model *m, FILE *out)
+{
+    size_t differs = 0, expected = 0;
+    uint64_t differs_cases = 0, expected_cases = 0;
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const report_signature *s = &m->signatures[i];
+        differs += s->unspecified;
+        differs_cases += s->unspecified ? s->count : 0;
+        expected += !s->unspecified && s->expected_reason;
+        expected_cases += !s->unspecified && s->expected_reason ? s->count : 0;
+    }
+    fprintf(out, "\n%zu signatures (%" PRIu64 " cases) differ from our policy where DirectML is "
+                 "silent, %zu (%" PRIu64 " cases) are known bugs, %zu are fixed since the "
+                 "baseline.\n", differs, differs_cases, expected, expected_cases, m->gone_count);
+}
+
+/* The summary text, cut at a line end if its fixed parts alone outgrow the budget (a very
+ * long title or database path, thousands of failing cells). */
+static bool summary_text(const report_model *m, char **text, size_t *len)
+{
+    FILE *mem = open_memstream(text, len);
+    if (!mem)
+        return false;
+    ranked *order = malloc((m->signature_count + 1) * sizeof *order);
+    size_t n = 0;
+    if (!order) {
+        fclose(mem);
+        return false;
+    }
+    for (size_t i = 0; i < m->signature_count; i++)
+        if (signature_fails(&m->signatures[i]))
+            order[n++] = (ranked){ m->signatures[i].count, i };
+    qsort(order, n, sizeof *order, by_count);
+    md_summary(m, mem);
+    md_verdicts(m, mem);
+    summary_signatures(m, order, n, mem);
+    summary_others(m, mem);
+    free(order);
+    return fclose(mem) == 0;
+}
+
+bool report_render_md_summary(const report_model *m, FILE *out, dmlc_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (!summary_text(m, &text, &len)) {
+        free(text);
+        return err_set(err, "out of memory writing the summary");
+    }
+    bool cut = len > SUMMARY_CUT;
+    if (cut) {
+        char *end = memrchr(text, '\n', SUMMARY_CUT);
+        len = end ? (size_t)(end - text) + 1 : SUMMARY_CUT;
+    }
+    fwrite(text, 1, len, out);
+    if (cut)
+        fprintf(out, "\n... (cut to fit %d characters; the full report has the rest)\n",
+                REPORT_SUMMARY_MAX_CHARS);
+    free(text);
+    fflush(out);
+    return !ferror(out) || err_set(err, "writing the summary failed");
 }

@@ -199,6 +199,9 @@ char *report_strdup(const char *s);
 bool report_model_finish(report_model *m, dmlc_error *err);
 /* Marks cells and signatures of m against the finished baseline model. */
 bool report_model_compare(report_model *m, const report_model *baseline, dmlc_error *err);
+/* The comparison in one line for the top of a report: "2 regressions, 1 fixed (cells);
+ * 3 signatures new, 1 gone"; "" without a baseline. */
+const char *report_baseline_counts(const report_model *m, char *buf, size_t size);
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);
@@ -254,6 +257,11 @@ void report_md_escape(FILE *out, const char *s);
 /* Renderers: write the whole report to out; false (with err) on a write error. */
 bool report_render_html(const report_model *m, FILE *out, dmlc_error *err);
 bool report_render_md(const report_model *m, FILE *out, dmlc_error *err);
+/* A pull-request comment's worth of the Markdown report, under REPORT_SUMMARY_MAX_CHARS
+ * characters for any run: the verdicts, the failing signatures with the most cases first
+ * (as many as fit), replay commands for the first few, and how many were left out. */
+#define REPORT_SUMMARY_MAX_CHARS 65536
+bool report_render_md_summary(const report_model *m, FILE *out, dmlc_error *err);
 bool report_render_junit(const report_model *m, FILE *out, dmlc_error *err);
 
 #endif
