@@ -80,21 +80,27 @@ static void signature_lines(const report_signature *s, size_t number, FILE *out)
     fprintf(out, "&#10;");
 }
 
+/* Signatures listed per cell and part (failure, system-out): a CI page shows the first ones;
+ * the HTML and Markdown reports list every one. */
+#define CELL_SIGNATURES_SHOWN 12
+
 /* The cell's signatures, those of this run and those gone since the baseline, numbered as
  * the other formats number them; judged: only the ones that fail it. */
-static size_t cell_signatures(const report_model *m, const report_cell *c, bool judged, FILE *out)
+static void cell_signatures(const report_model *m, const report_cell *c, bool judged, FILE *out)
 {
-    size_t shown = 0;
+    size_t found = 0;
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
         bool fails = !s->unspecified && !s->expected_reason;
-        if (signature_in_cell(s, c) && (!judged || fails) && ++shown)
+        if (signature_in_cell(s, c) && (!judged || fails) && found++ < CELL_SIGNATURES_SHOWN)
             signature_lines(s, i + 1, out);
     }
     for (size_t i = 0; i < m->gone_count && !judged; i++)
-        if (signature_in_cell(&m->gone[i], c) && ++shown)
+        if (signature_in_cell(&m->gone[i], c) && found++ < CELL_SIGNATURES_SHOWN)
             signature_lines(&m->gone[i], m->signature_count + i + 1, out);
-    return shown;
+    if (found > CELL_SIGNATURES_SHOWN)
+        fprintf(out, "and %zu more signatures in this cell: the HTML or Markdown report lists "
+                     "them all&#10;", found - CELL_SIGNATURES_SHOWN);
 }
 
 /* The cell's other signatures (expected, unspecified, fixed) after its status line. */

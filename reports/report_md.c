@@ -405,6 +405,43 @@ static void summary_signatures(const report_model *m, const ranked *order, size_
     }
 }
 
+/* Known bugs, one row per reason of the expectations that named a signature: how many
+ * signatures and cases it covers, and the replay command of its largest signature. */
+static void summary_known_bugs(const report_model *m, FILE *out)
+{
+    const char *seen[64];
+    size_t reasons = 0;
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const char *reason = m->signatures[i].expected_reason;
+        bool known = !reason || m->signatures[i].unspecified;
+        for (size_t r = 0; r < reasons && !known; r++)
+            known = !strcmp(seen[r], reason);
+        if (known || reasons == sizeof seen / sizeof seen[0] || ftell(out) > SUMMARY_BUDGET)
+            continue;
+        seen[reasons++] = reason;
+        size_t count = 0, largest = i;
+        uint64_t cases = 0;
+        for (size_t k = i; k < m->signature_count; k++) {
+            const report_signature *s = &m->signatures[k];
+            if (!s->expected_reason || strcmp(s->expected_reason, reason) || s->unspecified)
+                continue;
+            count++;
+            cases += s->count;
+            largest = s->count > m->signatures[largest].count ? k : largest;
+        }
+        char buf[512];
+        if (reasons == 1)
+            fprintf(out, "\n## Known bugs\n\nOne row per expectation (`--expectations`) that "
+                         "named a signature of this run.\n\n| Known bug | Signatures | Cases | "
+                         "Replay the largest |\n|---|--:|--:|---|\n");
+        fprintf(out, "| ");
+        md_text(out, reason);
+        fprintf(out, " | %zu | %" PRIu64 " | `", count, cases);
+        md_text(out, report_replay_command(&m->signatures[largest], buf, sizeof buf));
+        fprintf(out, "` |\n");
+    }
+}
+
 static void summary_others(const report_model *m, FILE *out)
 {
     size_t differs = 0, expected = 0;
@@ -441,6 +478,7 @@ static bool summary_text(const report_model *m, char **text, size_t *len)
     md_summary(m, mem);
     md_verdicts(m, mem);
     summary_signatures(m, order, n, mem);
+    summary_known_bugs(m, mem);
     summary_others(m, mem);
     free(order);
     return fclose(mem) == 0;

@@ -283,6 +283,11 @@ static void test_goldens(ctx *c, const char *clean, const char *two)
     tmp_path(c, "faulty.xml", path, sizeof path);
     check_golden(c, path, "faulty.xml");
     check_xml(c, "faulty.xml", true);
+    snprintf(args, sizeof args, "--db '%s' %s --expectations '%s/expectations.json' --summary",
+             two, common, c->srcdir);
+    report_to(c, args, "faulty_summary.md", 1);
+    tmp_path(c, "faulty_summary.md", path, sizeof path);
+    check_golden(c, path, "faulty_summary.md");
 
     snprintf(args, sizeof args, "--db '%s' %s --expectations '%s/expectations.json'", two, common,
              c->srcdir);
