@@ -676,8 +676,8 @@ static uint64_t long_extent(const dml_case *c)
 {
     uint64_t n = 1;
     if (op_table[c->op].module == &op_module_arg_reduce)
-        for (UINT a = 0; a < c->axis_count; a++)
-            n *= c->input.sizes[c->axes[a]];
+        for (UINT a = 0; a < c->axis_count && a < DML_MAX_RANK; a++)
+            n *= c->axes[a] < c->input.rank ? c->input.sizes[c->axes[a]] : 1; /* must-reject axes */
     else
         for (UINT s = 0; s < c->spatial_count; s++)
             n *= c->input.sizes[c->input.rank - c->spatial_count + s];
