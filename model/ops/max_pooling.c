@@ -616,8 +616,8 @@ static unsigned max_pooling_coverage(const dml_case *c, const char **dims, const
                               "pooling stride (largest)", "pooling dilation (largest)",
                               "pooling padding", "pooling output rounding", "pooling indices tensor",
                               POOLING_PLANE_TIER };
-    uint64_t plane = 1;
-    for (unsigned s = 0; s < c->spatial_count; s++)
+    uint64_t plane = 1; /* a must-reject case's DimensionCount may not fit its rank */
+    for (unsigned s = 0; s < c->spatial_count && c->spatial_count <= c->input.rank; s++)
         plane *= c->input.sizes[c->input.rank - c->spatial_count + s];
     const char *const v[] = {
         c->spatial_count == 3 ? "3 (N,C,D,H,W)" : "2 (N,C,H,W)",
