@@ -10,9 +10,9 @@ packages=(
   pocl-opencl-icd oclgrind
   libclang-rt-14-dev valgrind libxml2-utils git
   python3 python3-numpy
+  chromium  # report_png: the HTML report rendered headless, no sideways scroll at 800/1400 px
 )
-# Optional extras a caller can ask for (e.g. DMLCHECK_EXTRA_PACKAGES=chromium for the
-# rendered-report test); left out by default because they are large.
+# Optional extras a caller can ask for (DMLCHECK_EXTRA_PACKAGES="pkg ...").
 if [ -n "${DMLCHECK_EXTRA_PACKAGES:-}" ]; then
   read -r -a extra <<<"$DMLCHECK_EXTRA_PACKAGES"
   packages+=("${extra[@]}")

@@ -35,6 +35,7 @@
 #include "reference.h"
 #include "replay.h"
 #include "casefile.h"
+#include "families.h"
 #include "shrink.h"
 #include "store.h"
 #include "worker.h"
@@ -584,6 +585,17 @@ static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, ui
     return s;
 }
 
+/* True when no earlier signature of this run has the same operator, kind and verdict
+ * (families.h: one bug, one row). */
+static bool first_of_family(const runner *r, size_t i)
+{
+    const seen_signature *s = &r->sigs[i];
+    for (size_t k = 0; k < i; k++)
+        if (r->sigs[k].op == s->op && r->sigs[k].kind == s->kind && r->sigs[k].verdict == s->verdict)
+            return false;
+    return true;
+}
+
 static const char *type_or_null(const case_tensor *t)
 {
     return t->present ? dtype_name(t->type) : NULL;
@@ -632,7 +644,9 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
     size_t before = r->sig_count;
     if (!remember_signature(r, id, is_new, index, c, j))
         return err_set(err, "out of memory remembering signatures");
-    if (r->sig_count > before) /* first time in this run: say so, with its replay command */
+    /* First of its family in this run: say so, with its replay command; the family's other
+     * signatures are counted, and the summary lists the families. */
+    if (r->sig_count > before && first_of_family(r, r->sig_count - 1))
         print_signature_line(r, sc, index, res, replay, is_new);
     return true;
 }
@@ -938,6 +952,32 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
 
 /* ---- Summary ------------------------------------------------------------------------ */
 
+/* One line per family of this run (families.h), with what its failures need and the
+ * command that replays its smallest case. */
+static void print_families(runner *r)
+{
+    family_list fams;
+    dmlc_error err;
+    FILE *f = r->o->out;
+    if (!families_find(store_connection(r->db), r->rep->run_id, r->rep->run_id, &fams, &err)) {
+        fprintf(f, "families: not read (%s)\n", err.msg);
+        return;
+    }
+    if (fams.count)
+        fprintf(f, "families: %zu (one bug each, as far as the cases tell)\n", fams.count);
+    for (size_t i = 0; i < fams.count; i++) {
+        const family *fam = &fams.items[i];
+        char name[GEN_CASE_ID_SIZE];
+        fprintf(f, "  family %zu: %s %s %s, %" PRIu64 " case%s in %" PRIu64 " signature%s%s%s\n"
+                "    smallest (%" PRIu64 " input elements): dmlcheck replay %s %s\n", i + 1,
+                fam->verdict, fam->kind, fam->op, fam->cases, fam->cases == 1 ? "" : "s",
+                fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
+                fam->needs, fam->elements, case_name(r->o->seed, fam->case_index, name),
+                r->replay_args);
+    }
+    families_free(&fams);
+}
+
 static void print_summary(runner *r)
 {
     FILE *f = r->o->out;
@@ -962,17 +1002,9 @@ static void print_summary(runner *r)
                     fl_name(fl_tested[i]), total, n[VERDICT_PASS], n[VERDICT_FAIL],
                     n[VERDICT_UNSPECIFIED], n[VERDICT_SKIP], n[VERDICT_ERROR]);
     }
-    fprintf(f, "signatures: %zu in this run, %u new (all of them: the signatures table)\n",
-            r->sig_count, rep->new_signatures);
-    for (size_t i = 0; i < r->sig_count; i++) {
-        const seen_signature *s = &r->sigs[i];
-        char name[GEN_CASE_ID_SIZE];
-        if (s->is_new)
-            fprintf(f, "  new signature %" PRId64 ": %s %s %s at %s, %" PRIu64 " case(s)\n    replay: "
-                    "dmlcheck replay %s %s\n", s->id, verdict_name(s->verdict),
-                    mismatch_kind_name(s->kind), op_table[s->op].name, fl_name(s->feature_level),
-                    s->count, case_name(r->o->seed, s->index, name), r->replay_args);
-    }
+    fprintf(f, "signatures: %zu in this run, %u new (each in the signatures table; `dmlcheck "
+               "report` lists them)\n", r->sig_count, rep->new_signatures);
+    print_families(r);
     fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
 }
 

@@ -734,3 +734,8 @@ void store_remove_files(const char *path)
         if ((size_t)snprintf(p, sizeof p, "%s%s", path, suffixes[i]) < sizeof p)
             unlink(p);
 }
+
+sqlite3 *store_connection(store *s)
+{
+    return s->db;
+}

@@ -131,4 +131,9 @@ double store_seconds(const store *s);
 /* Deletes a results database with its WAL and shared-memory files (absent ones are fine). */
 void store_remove_files(const char *path);
 
+/* The connection, for read-only analyses over the recorded rows (families.h); only on the
+ * thread that uses the store, between batches. */
+struct sqlite3;
+struct sqlite3 *store_connection(store *s);
+
 #endif

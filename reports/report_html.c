@@ -14,8 +14,13 @@
 #include "dtype.h"
 
 static const char html_style[] =
+    "*{box-sizing:border-box}"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;"
     "margin:0 auto;max-width:1200px;padding:16px 24px}"
+    /* Nothing may widen the page: long words wrap, wide tables scroll inside their box. */
+    "td,th,p,li,summary{overflow-wrap:break-word}code{overflow-wrap:anywhere}"
+    "table{display:block;overflow-x:auto;max-width:100%}.scroll{overflow-x:auto;max-width:100%}"
+    ".heatmaps{display:flex;flex-wrap:wrap;gap:8px 24px}.heatmaps svg{max-width:100%;height:auto}"
     "h1{font-size:24px;margin:8px 0}h2{font-size:19px;border-bottom:1px solid #d0d7de;"
     "padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin:18px 0 6px}"
     "p.lead{color:#57606a;margin:4px 0}nav a{margin-right:14px}"
@@ -104,7 +109,8 @@ static void html_head(const report_model *m, FILE *out)
         esc(out, report_baseline_counts(m, counts, sizeof counts));
         fprintf(out, "</b></p>\n");
     }
-    fprintf(out, "<nav><a href=\"#verdict\">Verdict</a><a href=\"#heatmap\">Heat map</a>"
+    fprintf(out, "<nav><a href=\"#verdict\">Verdict</a><a href=\"#families\">Families</a>"
+                 "<a href=\"#heatmap\">Heat map</a>"
                  "<a href=\"#matrix\">Matrix</a><a href=\"#signatures\">Signatures</a>"
                  "<a href=\"#differs\">Differs from policy</a><a href=\"#coverage\">Coverage</a>"
                  "<a href=\"#provenance\">Provenance</a></nav>\n</header>\n");
@@ -210,7 +216,7 @@ static const char *square_fill(const square *q)
     return fills[q->status];
 }
 
-enum { HM_LABEL_W = 48, HM_CELL_W = 66, HM_CELL_H = 26, HM_TOP = 46, HM_GAP = 36 };
+enum { HM_LABEL_W = 48, HM_CELL_W = 66, HM_CELL_H = 26, HM_TOP = 46 };
 
 /* Input types with a cell (required or run) for some operator: the heat map's rows, the same
  * in every block so they line up. */
@@ -262,10 +268,42 @@ static void heatmap_block(const report_model *m, op_id op, int x0, const DML_TEN
     }
 }
 
+/* One row per family (families.h): status, operators, kind, cases, signatures, what its
+ * failures need and the command that replays its smallest case. */
+static void html_families(const report_model *m, FILE *out)
+{
+    const family_list *fl = &m->families;
+    fprintf(out, "<section id=\"families\">\n<h2>Families: one bug, one row</h2>\n<p>A family "
+                 "is the failures of one operator family with one kind and verdict, whatever their "
+                 "levels, types, layouts and values; <i>needs</i> is what sets its failures apart "
+                 "from the operators' other judged cases.</p>\n");
+    if (!fl->count) {
+        fprintf(out, "<p>None.</p>\n</section>\n");
+        return;
+    }
+    fprintf(out, "<div class=\"scroll\"><table>\n<tr><th>#</th><th>Status</th><th>Operators</th>"
+                 "<th>Kind</th><th>Cases</th><th>Signatures</th><th>Needs</th>"
+                 "<th>Smallest case</th></tr>\n");
+    for (size_t i = 0; i < fl->count; i++) {
+        const family *f = &fl->items[i];
+        const report_signature *s = report_family_signature(m, f);
+        char buf[512];
+        fprintf(out, "<tr><td>%zu</td><td>%s</td><td>", i + 1, report_family_status(m, f));
+        esc(out, f->op);
+        fprintf(out, "</td><td>");
+        esc(out, f->kind);
+        fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", f->cases, f->signatures);
+        esc(out, f->needs[0] ? f->needs : "-");
+        fprintf(out, "</td><td><code>");
+        esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
+        fprintf(out, "</code></td></tr>\n");
+    }
+    fprintf(out, "</table></div>\n</section>\n");
+}
+
 static void html_heatmap(const report_model *m, FILE *out)
 {
     int block_w = HM_LABEL_W + (int)m->verdict_count * HM_CELL_W;
-    int width = OP_COUNT * block_w + (OP_COUNT - 1) * HM_GAP + 4;
     DML_TENSOR_DATA_TYPE rows[32];
     size_t row_count = heatmap_rows(m, rows);
     int height = HM_TOP + (int)row_count * HM_CELL_H + 4;
@@ -274,13 +312,18 @@ static void html_heatmap(const report_model *m, FILE *out)
                  "type at one level (all output and indices types). The number is the count of "
                  "judged cases, or of failures when there are any. Hover for details.</p>\n");
     html_legend(out);
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\" font-family=\"system-ui,sans-serif\" font-size=\"12\" "
-                 "role=\"img\" aria-label=\"heat map of the conformance matrix\">\n",
-            width, height, width, height);
-    for (int op = 0; op < OP_COUNT; op++)
-        heatmap_block(m, (op_id)op, op * (block_w + HM_GAP), rows, row_count, out);
-    fprintf(out, "</svg>\n</section>\n");
+    /* One picture per operator, side by side as far as the page is wide: all four need
+     * about 1,650 px, one fits a phone; each keeps its full size, so its text stays legible. */
+    fprintf(out, "<div class=\"heatmaps\">\n");
+    for (int op = 0; op < OP_COUNT; op++) {
+        fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                     "viewBox=\"0 0 %d %d\" font-family=\"system-ui,sans-serif\" font-size=\"12\" "
+                     "role=\"img\" aria-label=\"heat map of %s\">\n",
+                block_w + 4, height, block_w + 4, height, op_table[op].name);
+        heatmap_block(m, (op_id)op, 0, rows, row_count, out);
+        fprintf(out, "</svg>\n");
+    }
+    fprintf(out, "</div>\n</section>\n");
 }
 
 static void html_matrix(const report_model *m, FILE *out)
@@ -495,6 +538,7 @@ bool report_render_html(const report_model *m, FILE *out, dmlc_error *err)
 {
     html_head(m, out);
     html_verdicts(m, out);
+    html_families(m, out);
     html_heatmap(m, out);
     html_failing_cells(m, out);
     html_matrix(m, out);

@@ -619,7 +619,8 @@ bool report_load(report_model *m, const char *path, int64_t run_id, bool all_run
     int64_t lo = 0, hi = 0;
     bool ok = db_check(&d, err) && db_select(&d, run_id, all_runs, &lo, &hi, &m->selection, err)
               && load_runs(&d, m, lo, hi, err) && load_cells(&d, m, lo, hi, err)
-              && load_signatures(&d, m, lo, hi, err) && load_coverage(&d, m, lo, hi, err);
+              && load_signatures(&d, m, lo, hi, err) && load_coverage(&d, m, lo, hi, err)
+              && families_find(d.db, lo, hi, &m->families, err);
     db_close(&d);
     if (ok && !(m->db_path = report_strdup(path)))
         ok = err_set(err, "out of memory");

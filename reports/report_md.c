@@ -107,6 +107,44 @@ static void md_verdicts(const report_model *m, FILE *out)
     }
 }
 
+/* One row per family (families.h) and the replay command of each one's smallest case;
+ * `limit` rows at most (the summary's budget), 0 for all. */
+static void md_families(const report_model *m, size_t limit, FILE *out)
+{
+    const family_list *fl = &m->families;
+    fprintf(out, "## Families: one bug, one row\n\nA family is the failures of one operator "
+                 "family with one kind and verdict, whatever their levels, types, layouts and "
+                 "values; *needs* is what sets its failures apart from the operators' other "
+                 "judged cases.\n\n");
+    if (!fl->count) {
+        fprintf(out, "None.\n\n");
+        return;
+    }
+    size_t shown = limit && fl->count > limit ? limit : fl->count;
+    fprintf(out, "| # | Status | Operators | Kind | Cases | Signatures | Needs |\n"
+                 "|--:|---|---|---|--:|--:|---|\n");
+    for (size_t i = 0; i < shown; i++) {
+        const family *f = &fl->items[i];
+        fprintf(out, "| %zu | %s | %s | ", i + 1, report_family_status(m, f), f->op);
+        md_text(out, f->kind);
+        fprintf(out, " | %" PRIu64 " | %" PRIu64 " | ", f->cases, f->signatures);
+        md_text(out, f->needs[0] ? f->needs : "-");
+        fprintf(out, " |\n");
+    }
+    if (shown < fl->count)
+        fprintf(out, "\n... and %zu more families: the full report lists them.\n", fl->count - shown);
+    fprintf(out, "\nThe smallest case of each family:\n\n```sh\n");
+    for (size_t i = 0; i < shown; i++) {
+        const report_signature *s = report_family_signature(m, &fl->items[i]);
+        char buf[512];
+        if (s) {
+            fprintf(out, "# %zu\n", i + 1);
+            md_code_line(out, report_replay_command(s, buf, sizeof buf));
+        }
+    }
+    fprintf(out, "```\n\n");
+}
+
 static void md_matrix(const report_model *m, FILE *out)
 {
     fprintf(out, "## Matrix\n\nEach row is a cell. *Differs*: mismatches in an unspecified class "
@@ -337,6 +375,7 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
 {
     md_summary(m, out);
     md_verdicts(m, out);
+    md_families(m, 0, out);
     md_matrix(m, out);
     md_signatures(m, out);
     md_coverage(m, out);
@@ -353,6 +392,7 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
 #define SUMMARY_BUDGET (REPORT_SUMMARY_MAX_CHARS - 8000)
 #define SUMMARY_CUT (REPORT_SUMMARY_MAX_CHARS - 200)
 #define SUMMARY_REPLAYS 8
+#define SUMMARY_FAMILIES 40
 
 typedef struct ranked {
     uint64_t count;
@@ -477,6 +517,7 @@ static bool summary_text(const report_model *m, char **text, size_t *len)
     qsort(order, n, sizeof *order, by_count);
     md_summary(m, mem);
     md_verdicts(m, mem);
+    md_families(m, SUMMARY_FAMILIES, mem);
     summary_signatures(m, order, n, mem);
     summary_known_bugs(m, mem);
     summary_others(m, mem);

@@ -87,6 +87,7 @@ void report_model_free(report_model *m)
         signature_free(&m->gone[i]);
     free(m->gone);
     free(m->cell_failures);
+    families_free(&m->families);
     for (size_t i = 0; i < m->run_count; i++)
         run_free(&m->runs[i]);
     free(m->runs);
@@ -683,6 +684,34 @@ const char *report_baseline_counts(const report_model *m, char *buf, size_t size
                  regressed, regressed == 1 ? "" : "s", fixed, fresh, fresh == 1 ? "" : "s",
                  m->gone_count);
     return buf;
+}
+
+const report_signature *report_family_signature(const report_model *m, const family *f)
+{
+    const report_signature *best = NULL;
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const report_signature *s = &m->signatures[i];
+        bool fails = !strcmp(f->verdict, "fail");
+        if (s->op >= OP_COUNT || strcmp(op_table[s->op].module_name, f->module)
+            || strcmp(s->kind, f->kind) || s->unspecified == fails)
+            continue;
+        if (!best || (s->rep_elements && (!best->rep_elements || s->rep_elements < best->rep_elements)))
+            best = s;
+    }
+    return best;
+}
+
+const char *report_family_status(const report_model *m, const family *f)
+{
+    if (strcmp(f->verdict, "fail"))
+        return "differs";
+    for (size_t i = 0; i < m->signature_count; i++) {
+        const report_signature *s = &m->signatures[i];
+        if (s->op < OP_COUNT && !strcmp(op_table[s->op].module_name, f->module)
+            && !strcmp(s->kind, f->kind) && !s->unspecified && !s->expected_reason)
+            return "FAIL";
+    }
+    return "expected";
 }
 
 bool report_model_has_unexpected_failures(const report_model *m)

@@ -24,6 +24,7 @@
 
 #include "dmlcheck/directml.h"
 #include "error.h"
+#include "families.h"
 #include "op.h"
 
 #define REPORT_DEFAULT_MIN_CASES 20
@@ -171,6 +172,7 @@ typedef struct report_model {
     report_verdict verdicts[8]; size_t verdict_count;
     report_coverage *coverage; size_t coverage_count, coverage_cap;
     report_signature *signatures; size_t signature_count, signature_cap;
+    family_list families;   /* one row per bug (families.h), judged failures first */
     /* Baseline signatures that no longer occur (mark FIXED); listed for the reader. */
     report_signature *gone; size_t gone_count, gone_cap;
     report_cell_failure *cell_failures; size_t cell_failure_count, cell_failure_cap;
@@ -202,6 +204,11 @@ bool report_model_compare(report_model *m, const report_model *baseline, dmlc_er
 /* The comparison in one line for the top of a report: "2 regressions, 1 fixed (cells);
  * 3 signatures new, 1 gone"; "" without a baseline. */
 const char *report_baseline_counts(const report_model *m, char *buf, size_t size);
+/* The family's signature with the smallest representative (its replay and export commands);
+ * NULL when none of the model's signatures belongs to it. */
+const report_signature *report_family_signature(const report_model *m, const family *f);
+/* "FAIL", "expected" (every signature of it is a known bug) or "differs" (unspecified). */
+const char *report_family_status(const report_model *m, const family *f);
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);

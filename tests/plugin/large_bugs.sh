@@ -33,6 +33,18 @@ rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example,bug=rank8" --types FLOAT32 --cases 10000 --seed 1 \
     --shrink-budget 0 --db "$tmp/db.sqlite"
 check "default_run_finds_bug_rank8" eval 'rc_is 1 && [ "$(judged_failures)" -gt 0 ]'
+# One bug, one family, and the family says what its failures need.
+judged_families() { grep -c '^  family [0-9]*: fail ' "$tmp/out"; }
+check "bug_rank8_is_one_family_needing_rank_8" \
+    eval '[ "$(judged_families)" = 1 ] && grep -q "^  family 1: fail .*ARGMIN/ARGMAX.*needs: .*rank >= 8" "$tmp/out"'
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$example,bug=ties" --types FLOAT32 --cases 10000 --seed 1 \
+    --shrink-budget 0 --db "$tmp/db.sqlite"
+check "bug_ties_is_one_family_needing_increasing" \
+    eval '[ "$(judged_families)" = 1 ] && grep -q "^  family 1: fail tie_other_way ARGMIN/ARGMAX, .*needs: only direction INCREASING" "$tmp/out"'
+run report --db "$tmp/db.sqlite" --summary
+check "the_report_has_the_same_family" \
+    eval "grep -F '| 1 | FAIL | ARGMIN/ARGMAX | tie\\_other\\_way |' \"\$tmp/out\" | grep -qF 'only direction INCREASING |'"
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
     --db "$tmp/db.sqlite"

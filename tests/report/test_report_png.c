@@ -1,7 +1,8 @@
 /*
  * test_report_png.c: renders the HTML report of the two-run fixture database with headless
- * Chromium and checks that a real PNG of page size came out (suite 'report').  Skipped where
- * Chromium is absent (it is installed in CI only with DMLCHECK_EXTRA_PACKAGES=chromium).
+ * Chromium and checks that a real PNG of page size came out, and that at 800 and 1400 px
+ * nothing makes the page scroll sideways (suite 'report').  Skipped where
+ * Chromium is absent (.ci/install-deps.sh installs it).
  * The picture is kept when DMLCHECK_REPORT_PNG names a path, so a person can look at it:
  *   DMLCHECK_REPORT_PNG=/tmp/report.png meson test -C BUILD report_png
  * argv: dmlcheck executable, tests/report source dir, harness/schema.sql, chromium or "".
@@ -33,12 +34,41 @@ static bool png_size(const char *path, uint32_t *w, uint32_t *h)
     return ok;
 }
 
+/* How many pixels the page is wider than a window `width` px wide: a copy of the report gets
+ * a script that writes document scrollWidth - clientWidth into its title, and Chromium dumps
+ * the DOM after running it (the report itself has no script).  -1 when it did not render. */
+static long overflow_at(const char *chromium, const char *html, const char *dir, int width)
+{
+    char probe[256], dom[256], cmd[2048];
+    snprintf(probe, sizeof probe, "%s/probe.html", dir);
+    snprintf(dom, sizeof dom, "%s/dom.txt", dir);
+    snprintf(cmd, sizeof cmd, "sed 's|</body>|<script>document.title=\"overflow=\"+(document."
+             "documentElement.scrollWidth-document.documentElement.clientWidth)</script></body>|' "
+             "'%s' > '%s' && '%s' --headless --no-sandbox --disable-gpu --hide-scrollbars "
+             "--window-size=%d,900 --dump-dom 'file://%s' > '%s' 2>/dev/null", html, probe,
+             chromium, width, probe, dom);
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    FILE *f = fopen(dom, "r");
+    char line[4096];
+    long overflow = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "<title>overflow=");
+        if (at)
+            overflow = strtol(at + strlen("<title>overflow="), NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return overflow;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5 || !argv[4][0])
-        return tap_skip_all("chromium not installed (DMLCHECK_EXTRA_PACKAGES=chromium)");
+        return tap_skip_all("chromium not installed (.ci/install-deps.sh installs it)");
     tap t;
-    tap_plan(&t, 3);
+    tap_plan(&t, 5);
     char dir[] = "/tmp/dmlcheck-report-png-XXXXXX";
     if (!mkdtemp(dir))
         return 1;
@@ -66,6 +96,11 @@ int main(int argc, char **argv)
     tap_ok(&t, is_png && w == 1366 && h == 2400, "%s is a 1366x2400 PNG (%ux%u)", png, w, h);
     if (keep)
         tap_diag("picture kept at %s", png);
+    for (int width = 800; width <= 1400; width += 600) {
+        long overflow = overflow_at(argv[4], html, dir, width);
+        tap_ok(&t, overflow == 0, "at %d px the page does not scroll sideways (%ld px too wide)",
+               width, overflow);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         tap_diag("could not remove %s", dir);

@@ -1,0 +1,267 @@
+/*
+ * families.c: families from a results database (families.h).  Every query reads cases joined
+ * with results over a range of runs; the dimensions compared are one table, so adding one is
+ * adding a row.  A dimension sets a family apart when the family's failures all share one of
+ * its values (or, for numbers, lie above or below a bound) while at least FAMILY_CONTRAST of
+ * the operator's judged cases outside it ran without this failure: one lucky case is no
+ * evidence that the others would not fail.  A bound on a number must also set apart a tenth
+ * of the judged cases ("input elements >= 2" says nothing), and a family of fewer than
+ * FAMILY_MIN_CASES cases gets no needs: two cases share too much by chance.
+ */
+#include "families.h"
+
+#include "op.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAMILY_CONTRAST 5
+#define FAMILY_MIN_CASES 3
+
+/* The generator dimensions compared: how a person reads them and their SQL over `cases c`
+ * (constants: never built from input). */
+static const struct {
+    const char *label, *expr;
+    bool numeric;
+} dimensions[] = {
+    { "operator", "c.op", false },
+    { "level", "c.feature_level", false },
+    { "input", "c.input_type", false },
+    { "output", "c.output_type", false },
+    { "indices", "COALESCE(c.indices_type, 'none')", false },
+    { "layout", "c.layout", false },
+    { "values", "c.distribution", false },
+    { "direction", "json_extract(c.params, '$.direction')", false },
+    { "axes", "c.axis_kind", false },
+    { "rank", "c.rank", true },
+    { "input elements", "c.elements", true },
+};
+
+/* Each takes the reader's module expression (reader.module_of) for its %s. */
+#define FROM_JUDGED                                                                          \
+    " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
+    " AND %s = ?3 AND r.verdict IN ('pass', 'fail', 'unspecified')"
+#define FROM_FAMILY                                                                          \
+    " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
+    " AND %s = ?3 AND r.kind = ?4 AND r.verdict = ?5"
+#define IS_HIT "(r.kind = ?4 AND r.verdict = ?5)"
+
+typedef struct reader {
+    sqlite3 *db;
+    int64_t lo, hi;
+    dmlc_error *err;
+    char module_of[512]; /* SQL: c.op's operator family, from op_table */
+} reader;
+
+/* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END", and the operators of a family. */
+static void module_expression(char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "CASE c.op");
+    for (int op = 0; op < OP_COUNT && used < size; op++)
+        used += (size_t)snprintf(buf + used, size - used, " WHEN '%s' THEN '%s'", op_table[op].name,
+                                 op_table[op].module_name);
+    if (used < size)
+        snprintf(buf + used, size - used, " ELSE c.op END");
+}
+
+static void module_operators(const char *module, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int op = 0; op < OP_COUNT && used < size; op++)
+        if (!strcmp(op_table[op].module_name, module))
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "/" : "", op_table[op].name);
+    if (!buf[0])
+        snprintf(buf, size, "%s", module);
+}
+
+/* sql prepared with the run range and, when f is given, the family's op, kind and verdict. */
+static sqlite3_stmt *prepare(const reader *rd, const char *sql, const family *f)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &s, NULL) != SQLITE_OK) {
+        err_set(rd->err, "reading families: %s", sqlite3_errmsg(rd->db));
+        sqlite3_finalize(s);
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, rd->lo);
+    sqlite3_bind_int64(s, 2, rd->hi);
+    if (f) {
+        sqlite3_bind_text(s, 3, f->module, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, f->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, f->verdict, -1, SQLITE_STATIC);
+    }
+    return s;
+}
+
+/* Steps s once more; false at the end, and on an error (with err set). */
+static bool step(const reader *rd, sqlite3_stmt *s, bool *failed)
+{
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc != SQLITE_DONE) {
+        *failed = true;
+        err_set(rd->err, "reading families: %s", sqlite3_errmsg(rd->db));
+    }
+    return false;
+}
+
+static const char *text_at(sqlite3_stmt *s, int col)
+{
+    const unsigned char *t = sqlite3_column_text(s, col);
+    return t ? (const char *)t : "";
+}
+
+static void append_need(family *f, const char *text)
+{
+    size_t used = strlen(f->needs);
+    snprintf(f->needs + used, sizeof f->needs - used, "%s%s", used ? "; " : "", text);
+}
+
+/* "only LABEL VALUE" when the family's failures all share one value of a text dimension. */
+static bool text_need(const reader *rd, family *f, size_t d)
+{
+    char sql[1400], need[160], value[96] = "";
+    snprintf(sql, sizeof sql, "SELECT %s AS v, SUM(" IS_HIT "), COUNT(*)" FROM_JUDGED
+             " AND v IS NOT NULL GROUP BY v", dimensions[d].expr, rd->module_of);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    if (!s)
+        return false;
+    unsigned hit_values = 0;
+    uint64_t contrast = 0;
+    bool failed = false;
+    while (step(rd, s, &failed)) {
+        if (sqlite3_column_int64(s, 1) > 0) {
+            hit_values++;
+            snprintf(value, sizeof value, "%s", text_at(s, 0));
+        } else {
+            contrast += (uint64_t)sqlite3_column_int64(s, 2);
+        }
+    }
+    sqlite3_finalize(s);
+    if (!failed && hit_values == 1 && contrast >= FAMILY_CONTRAST) {
+        snprintf(need, sizeof need, "only %s %s", dimensions[d].label, value);
+        append_need(f, need);
+    }
+    return !failed;
+}
+
+/* "LABEL >= N" / "LABEL <= N" when the family's failures lie past a bound of a number. */
+static bool numeric_need(const reader *rd, family *f, size_t d)
+{
+    char sql[1800], need[160];
+    snprintf(sql, sizeof sql,
+             "WITH j AS (SELECT %s AS v, " IS_HIT " AS hit" FROM_JUDGED "), "
+             "b AS (SELECT MIN(CASE WHEN hit THEN v END) AS lo, MAX(CASE WHEN hit THEN v END) AS hi FROM j) "
+             "SELECT b.lo, b.hi, (SELECT COUNT(*) FROM j WHERE v < b.lo), "
+             "(SELECT COUNT(*) FROM j WHERE v > b.hi), (SELECT COUNT(*) FROM j) FROM b",
+             dimensions[d].expr, rd->module_of);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    if (!s)
+        return false;
+    bool failed = false;
+    if (step(rd, s, &failed) && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+        int64_t tenth = sqlite3_column_int64(s, 4) / 10;
+        int64_t contrast = tenth > FAMILY_CONTRAST ? tenth : FAMILY_CONTRAST;
+        if (sqlite3_column_int64(s, 2) >= contrast) {
+            snprintf(need, sizeof need, "%s >= %lld", dimensions[d].label, sqlite3_column_int64(s, 0));
+            append_need(f, need);
+        }
+        if (sqlite3_column_int64(s, 3) >= contrast) {
+            snprintf(need, sizeof need, "%s <= %lld", dimensions[d].label, sqlite3_column_int64(s, 1));
+            append_need(f, need);
+        }
+    }
+    sqlite3_finalize(s);
+    return !failed;
+}
+
+/* Signatures and the smallest case of the family. */
+static bool describe(const reader *rd, family *f)
+{
+    char sql[1400];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT DISTINCT c.op, c.feature_level, "
+             "c.input_type, c.output_type, c.indices_type, c.layout, c.distribution" FROM_FAMILY ")",
+             rd->module_of);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    bool failed = false;
+    if (!s)
+        return false;
+    if (step(rd, s, &failed))
+        f->signatures = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    snprintf(sql, sizeof sql, "SELECT c.run_id, c.case_index, c.elements" FROM_FAMILY
+             " ORDER BY c.elements, c.run_id, c.case_index LIMIT 1", rd->module_of);
+    s = failed ? NULL : prepare(rd, sql, f);
+    if (!s)
+        return false;
+    if (step(rd, s, &failed)) {
+        f->run_id = sqlite3_column_int64(s, 0);
+        f->case_index = (uint64_t)sqlite3_column_int64(s, 1);
+        f->elements = (uint64_t)sqlite3_column_int64(s, 2);
+    }
+    sqlite3_finalize(s);
+    for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
+                       && d < sizeof dimensions / sizeof dimensions[0]; d++)
+        failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));
+    return !failed;
+}
+
+static bool grow(family_list *l, size_t *cap)
+{
+    if (l->count < *cap)
+        return true;
+    size_t n = *cap ? 2 * *cap : 16;
+    family *items = realloc(l->items, n * sizeof *items);
+    if (!items)
+        return false;
+    l->items = items;
+    *cap = n;
+    return true;
+}
+
+bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
+{
+    reader rd = { db, run_lo, run_hi, err, "" };
+    char sql[1400];
+    module_expression(rd.module_of, sizeof rd.module_of);
+    *out = (family_list){ 0 };
+    snprintf(sql, sizeof sql, "SELECT %s AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
+             "results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2 "
+             "AND r.verdict IN ('fail', 'unspecified') AND r.kind IS NOT NULL "
+             "GROUP BY m, r.kind, r.verdict "
+             "ORDER BY r.verdict = 'fail' DESC, COUNT(*) DESC, m, r.kind", rd.module_of);
+    sqlite3_stmt *s = prepare(&rd, sql, NULL);
+    if (!s)
+        return false;
+    size_t cap = 0;
+    bool failed = false;
+    while (!failed && step(&rd, s, &failed)) {
+        if (!grow(out, &cap)) {
+            failed = !err_set(err, "out of memory reading families");
+            break;
+        }
+        family *f = &out->items[out->count++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->module, sizeof f->module, "%s", text_at(s, 0));
+        module_operators(f->module, f->op, sizeof f->op);
+        snprintf(f->kind, sizeof f->kind, "%s", text_at(s, 1));
+        snprintf(f->verdict, sizeof f->verdict, "%s", text_at(s, 2));
+        f->cases = (uint64_t)sqlite3_column_int64(s, 3);
+    }
+    sqlite3_finalize(s);
+    for (size_t i = 0; !failed && i < out->count; i++)
+        failed = !describe(&rd, &out->items[i]);
+    if (failed)
+        families_free(out);
+    return !failed;
+}
+
+void families_free(family_list *l)
+{
+    free(l->items);
+    *l = (family_list){ 0 };
+}

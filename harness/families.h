@@ -1,0 +1,45 @@
+/*
+ * families.h: one bug, one row.  A signature splits one bug by feature level, data types,
+ * layout and value distribution (a planted ARGMIN-ignores-DECREASING bug made 748 of them in
+ * 10,000 cases); a family is what is left of it: the operator family (ARGMIN/ARGMAX share
+ * their code in every implementation seen so far), the kind and the verdict, with
+ * the few case features its failures need, found by comparing the family's failing cases
+ * with the operator's other judged cases dimension by dimension ("only direction INCREASING",
+ * "only input FLOAT16", "rank >= 6").  Read from a results database (harness/schema.sql), so
+ * `run` and `report` show the same families.
+ */
+#ifndef DMLCHECK_FAMILIES_H
+#define DMLCHECK_FAMILIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "error.h"
+
+typedef struct family {
+    char module[32];      /* the operator family (op_info.module_name): "arg_reduce" */
+    char op[48];          /* its operators as a person reads them: "ARGMIN/ARGMAX" */
+    char kind[48];        /* results.kind */
+    char verdict[16];     /* "fail" or "unspecified" */
+    uint64_t cases;       /* the family's cases in the runs read */
+    uint64_t signatures;  /* distinct signatures among them */
+    /* The smallest failing case (fewest input elements, then lowest index). */
+    int64_t run_id;
+    uint64_t case_index, elements;
+    /* What its failures need, "; "-separated, "" when nothing sets them apart. */
+    char needs[400];
+} family;
+
+typedef struct family_list {
+    family *items; /* judged failures first, then by case count */
+    size_t count;
+} family_list;
+
+/* The families of runs run_lo..run_hi of db (read-only use). */
+bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err);
+void families_free(family_list *l);
+
+#endif
