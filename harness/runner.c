@@ -31,6 +31,7 @@
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
+#include "error.h"
 #include "recorder.h"
 #include "reference.h"
 #include "replay.h"
@@ -973,7 +974,9 @@ static void print_summary(runner *r)
                     mismatch_kind_name(s->kind), op_table[s->op].name, fl_name(s->feature_level),
                     s->count, case_name(r->o->seed, s->index, name), r->replay_args);
     }
-    fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
+    char db[4 * 4096 + 1]; /* a PATH_MAX path, each byte possibly \xHH */
+    fprintf(f, "database: %s (run %" PRId64 ")\n", err_printable(r->o->db_path, false, db, sizeof db),
+            rep->run_id);
 }
 
 /* ---- Entry -------------------------------------------------------------------------- */
