@@ -28,6 +28,7 @@
 
 #include "casefile.h"
 #include "check.h"
+#include "error.h"
 #include "replay.h"
 #include "runner.h"
 #include "validate.h"
@@ -102,10 +103,15 @@ static bool is_stdin(const char *file)
     return !strcmp(file, "-");
 }
 
-/* The name diagnostics give a file. */
-static const char *shown_name(const char *file)
+/* Room for a PATH_MAX file name whose every byte is a control character (\xHH). */
+#define SHOWN_NAME_SIZE (4 * 4096 + 1)
+
+/* The name diagnostics give a file, written into buf: a control character in the name (an
+ * escape sequence, a newline) is printed as \xHH, so it reaches the terminal as text.  The
+ * JSON lines and the replay line quote the name their own ways. */
+static const char *shown_name(const char *file, char *buf, size_t size)
 {
-    return is_stdin(file) ? "standard input" : file;
+    return is_stdin(file) ? "standard input" : err_printable(file, false, buf, size);
 }
 
 /* "dmlcheck exec --backend NAME [options] FILE", each argument quoted for the shell.  A case
@@ -210,8 +216,9 @@ static void explain(const exec_run *r, const char *file, const dml_case *c, cons
         return;
     /* Room for a quoted PATH_MAX file name, backend text and device: the line is never cut. */
     char line[32768], text[sizeof line + 4096];
+    char shown[SHOWN_NAME_SIZE];
     check_explain(c, res, replay_command(r, file, line, sizeof line), text, sizeof text);
-    fprintf(stderr, "%s: %s", shown_name(file), text);
+    fprintf(stderr, "%s: %s", shown_name(file, shown, sizeof shown), text);
 }
 
 /* The outcome a judged result stands for. */
@@ -244,6 +251,8 @@ static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_o
                        worker_answer *a, exec_outcome *why)
 {
     dmlc_error err = { "" }, oracle_err = { "" };
+    char shown[SHOWN_NAME_SIZE];
+    const char *name = shown_name(file, shown, sizeof shown);
     /* A failed send means the worker died: the answer that is due reports it as a crash. */
     worker_send_case(r->w, c, &err);
     bool prepared = check_prepare(c, &r->opt, oracle, &oracle_err);
@@ -251,12 +260,12 @@ static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_o
         *why = worker_interrupted(r->w) ? EXEC_STOPPED : EXEC_ERROR;
         if (*why == EXEC_STOPPED)
             return false;
-        fprintf(stderr, "%s: %s\n", shown_name(file), err.msg); /* a protocol breach */
-        restart_worker(r, shown_name(file));
+        fprintf(stderr, "%s: %s\n", name, err.msg); /* a protocol breach */
+        restart_worker(r, name);
         return false;
     }
     if (!prepared) { /* out of memory for the reference's outputs */
-        fprintf(stderr, "%s: %s\n", shown_name(file), oracle_err.msg);
+        fprintf(stderr, "%s: %s\n", name, oracle_err.msg);
         *why = EXEC_ERROR;
     }
     return prepared;
@@ -266,8 +275,10 @@ static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_o
  * expected arrays. */
 static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
 {
+    char shown[SHOWN_NAME_SIZE];
+    const char *name = shown_name(file, shown, sizeof shown);
     if (r->broken) {
-        fprintf(stderr, "%s: not run: the backend could not be opened again\n", shown_name(file));
+        fprintf(stderr, "%s: not run: the backend could not be opened again\n", name);
         report_file(r, file, EXEC_ERROR, KIND_NONE, c, NULL);
         return EXEC_ERROR;
     }
@@ -285,7 +296,7 @@ static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
         report_file(r, file, got, KIND_NONE, c, NULL);
     }
     if (a.died != KIND_NONE) /* the backend died on this file: a new worker for the next */
-        restart_worker(r, shown_name(file));
+        restart_worker(r, name);
     worker_answer_free(&a);
     check_oracle_free(&oracle);
     return got;
@@ -297,10 +308,12 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
         return EXEC_STOPPED;
     dml_case c;
     dmlc_error err;
+    char shown[SHOWN_NAME_SIZE];
+    const char *name = shown_name(file, shown, sizeof shown);
     case_init(&c);
     /* A file that cannot be read or describes no valid case is a file to fix: the message
      * says what to fix in it; a replay line would replay nothing. */
-    bool loaded = is_stdin(file) ? casefile_load_stream(stdin, shown_name(file), &c, &err)
+    bool loaded = is_stdin(file) ? casefile_load_stream(stdin, name, &c, &err)
                                  : casefile_load(file, &c, &err);
     if (!loaded && r->stop && *r->stop) /* the signal cut the read short (c is freed) */
         return EXEC_STOPPED;
@@ -309,7 +322,6 @@ exec_outcome exec_case_file(exec_run *r, const char *file)
         report_file(r, file, EXEC_INVALID, KIND_NONE, &c, NULL);
         return EXEC_INVALID;
     }
-    const char *name = shown_name(file);
     exec_outcome got;
     bool valid = validate_case(&c, &err);
     if (c.must_reject && valid) {

@@ -20,6 +20,7 @@
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
+#include "error.h"
 #include "runner.h"
 #include "worker.h"
 
@@ -187,7 +188,12 @@ static int judge_and_show(const runner_options *o, uint64_t case_index, const dm
         fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
         return 2;
     }
-    printf("backend: %s on %s / %s\n", o->backend->name, binfo->platform, binfo->device);
+    /* The backend names its platform and device (a process child any way it likes): what
+     * it says reaches the terminal as text. */
+    char platform[4 * sizeof binfo->platform], device[4 * sizeof binfo->device];
+    printf("backend: %s on %s / %s\n", o->backend->name,
+           err_printable(binfo->platform, false, platform, sizeof platform),
+           err_printable(binfo->device, false, device, sizeof device));
     check_options opt = { .exec = { .nan = o->nan },
                           .rules = { .strict = o->strict, .device_flushes = binfo->flushes_denormals } };
     check_result res;

@@ -1,9 +1,11 @@
 /* replay.c: shell-quoting for replay command lines.  Arguments made only of characters no
- * POSIX shell treats specially are left bare, so the common case reads naturally. */
+ * POSIX shell treats specially are left bare, so the common case reads naturally; the rest
+ * are single-quoted, with control characters written as $'\xHH' between the quotes. */
 #include "replay.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,13 @@ static void append(char *buf, size_t size, size_t *used, const char *text, size_
     buf[*used] = 0;
 }
 
+/* A control character (a newline, ESC, DEL) cannot sit inside '...' without ending the line
+ * or reaching the terminal as a command when the line is printed. */
+static bool is_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
 void replay_append_arg(char *buf, size_t size, const char *arg)
 {
     size_t used = strnlen(buf, size);
@@ -35,15 +44,64 @@ void replay_append_arg(char *buf, size_t size, const char *arg)
         append(buf, size, &used, arg, strlen(arg));
         return;
     }
-    /* Inside single quotes nothing is special except the quote itself: ' becomes '\''. */
-    append(buf, size, &used, "'", 1);
-    for (const char *p = arg; *p; p++) {
+    if (!*arg)
+        append(buf, size, &used, "''", 2);
+    /* Inside single quotes nothing is special except the quote itself: ' becomes '\''.  A
+     * control character leaves the quotes as $'\xHH' (bash, ksh, zsh, POSIX.1-2024 shells),
+     * so the word stays one printable line and the shell still rebuilds it byte for byte. */
+    bool quoted = false;
+    for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
+        if (is_control(*p)) {
+            char hex[16];
+            snprintf(hex, sizeof hex, "%s$'\\x%02x'", quoted ? "'" : "", *p);
+            append(buf, size, &used, hex, strlen(hex));
+            quoted = false;
+            continue;
+        }
+        if (!quoted)
+            append(buf, size, &used, "'", 1);
+        quoted = true;
         if (*p == '\'')
             append(buf, size, &used, "'\\''", 4);
         else
-            append(buf, size, &used, p, 1);
+            append(buf, size, &used, (const char *)p, 1);
     }
-    append(buf, size, &used, "'", 1);
+    if (quoted)
+        append(buf, size, &used, "'", 1);
+}
+
+/* The value of hex digit c, or -1. */
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* One escape inside $'...' at s (just after the backslash) into *out; returns the characters
+ * it took.  \xH and \xHH, \n, \t, \r, \e, \\, \' and \"; any other keeps its backslash. */
+static size_t dollar_escape(const char *s, char *out)
+{
+    static const char plain[] = "ntre\\'\"", means[] = "\n\t\r\033\\'\"";
+    if (*s == 'x' && hex_value(s[1]) >= 0) {
+        int v = hex_value(s[1]);
+        size_t n = 2;
+        if (hex_value(s[2]) >= 0)
+            v = v * 16 + hex_value(s[n++]);
+        *out = (char)v;
+        return n;
+    }
+    const char *at = *s ? strchr(plain, *s) : NULL;
+    if (at) {
+        *out = means[at - plain];
+        return 1;
+    }
+    *out = '\\';
+    return 0;
 }
 
 /* One word from *p into out (NUL-terminated); *p is left after it.  False on an unterminated
@@ -58,6 +116,13 @@ static bool next_word(const char **p, char *out)
                 quote = 0;
             else
                 *out++ = *s;
+        } else if (quote == '$') {
+            if (*s == '\'')
+                quote = 0;
+            else if (*s == '\\')
+                s += dollar_escape(s + 1, out++);
+            else
+                *out++ = *s;
         } else if (quote == '"') {
             if (*s == '"')
                 quote = 0;
@@ -65,6 +130,8 @@ static bool next_word(const char **p, char *out)
                 *out++ = *++s;
             else
                 *out++ = *s;
+        } else if (*s == '$' && s[1] == '\'') {
+            quote = *s++;
         } else if (*s == '\'' || *s == '"') {
             quote = *s;
         } else if (*s == '\\' && s[1]) {

@@ -9,12 +9,15 @@
 #include <stddef.h>
 
 /* Appends " arg" to buf (NUL-terminated, of size bytes), single-quoting arg when the shell
- * would otherwise split or expand it.  Text that does not fit is cut short, never overflowed. */
+ * would otherwise split or expand it; a control character (newline, ESC, ...) is written as
+ * $'\xHH' outside the quotes, so the command is one line and prints nothing a terminal obeys.
+ * Text that does not fit is cut short, never overflowed. */
 void replay_append_arg(char *buf, size_t size, const char *arg);
 
 /* Splits a command line as a POSIX shell would split it without expanding anything: blanks
  * separate words; '...' keeps everything, "..." keeps everything but \\, \", \$ and \`
- * escapes, a backslash outside quotes keeps the next character.  Reads back what
+ * escapes, $'...' reads \xHH, \n, \t, \r, \e, \\, \' and \" escapes, a backslash outside
+ * quotes keeps the next character.  Reads back what
  * replay_append_arg writes.  On success *words is a NULL-terminated array in one allocation
  * (free(*words) frees all) and *count its length; false on an unterminated quote or when out
  * of memory. */

@@ -31,6 +31,7 @@
 #include "classify.h"
 #include "compare.h"
 #include "dtype.h"
+#include "error.h"
 #include "recorder.h"
 #include "reference.h"
 #include "replay.h"
@@ -1005,7 +1006,9 @@ static void print_summary(runner *r)
     fprintf(f, "signatures: %zu in this run, %u new (each in the signatures table; `dmlcheck "
                "report` lists them)\n", r->sig_count, rep->new_signatures);
     print_families(r);
-    fprintf(f, "database: %s (run %" PRId64 ")\n", r->o->db_path, rep->run_id);
+    char db[4 * 4096 + 1]; /* a PATH_MAX path, each byte possibly \xHH */
+    fprintf(f, "database: %s (run %" PRId64 ")\n", err_printable(r->o->db_path, false, db, sizeof db),
+            rep->run_id);
 }
 
 /* ---- Entry -------------------------------------------------------------------------- */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
+#include "replay.h"
 #include "runner.h"
 #include "store.h"
 
@@ -92,7 +94,11 @@ static int refuse_version(const char *command, const char *name, unsigned versio
 /* The run in o->db_path that recorded the case must match this generator and o's options. */
 static int check_against_db(const char *command, const gen_case_id *id, const runner_options *o)
 {
-    char ours[GEN_OPTIONS_TEXT_SIZE], name[GEN_CASE_ID_SIZE], args[RUNNER_REPLAY_ARGS_MAX];
+    /* args: room for the run's options and a PATH_MAX database path of control characters
+     * ($'\xHH' each); db: the path as the messages print it (\xHH, never an escape). */
+    char ours[GEN_OPTIONS_TEXT_SIZE], name[GEN_CASE_ID_SIZE], args[RUNNER_REPLAY_ARGS_MAX + 7 * 4096];
+    char db[4 * 4096 + 1];
+    err_printable(o->db_path, false, db, sizeof db);
     gen_case_id current = { .version = o->gen.version, .seed = id->seed, .index = id->index };
     store_case_origin run;
     bool found;
@@ -105,13 +111,13 @@ static int check_against_db(const char *command, const gen_case_id *id, const ru
     }
     if (!found) {
         fprintf(stderr, "dmlcheck %s: %s holds no run of seed %" PRIu64 " that recorded case "
-                "index %" PRIu64 "; check the id, or leave out --db\n", command, o->db_path,
+                "index %" PRIu64 "; check the id, or leave out --db\n", command, db,
                 id->seed, id->index);
         return 2;
     }
     if (run.gen_version != o->gen.version) {
         fprintf(stderr, "dmlcheck %s: %s: run %lld (dmlcheck %s%s%s) recorded case %s with "
-                "generator version %u\n", command, o->db_path, (long long)run.run_id,
+                "generator version %u\n", command, db, (long long)run.run_id,
                 run.dmlcheck_version, run.git_revision[0] ? ", " : "", run.git_revision, name,
                 run.gen_version);
         return refuse_version(command, name, run.gen_version);
@@ -119,16 +125,20 @@ static int check_against_db(const char *command, const gen_case_id *id, const ru
     gen_format_case_id(&current, name, sizeof name);
     if (!strcmp(run.gen_options, ours)) {
         fprintf(stderr, "dmlcheck %s: case %s matches run %lld in %s (generator version %d, "
-                "same generator options)\n", command, name, (long long)run.run_id, o->db_path,
+                "same generator options)\n", command, name, (long long)run.run_id, db,
                 o->gen.version);
         return -1;
     }
     fprintf(stderr, "dmlcheck %s: %s: run %lld drew case %s with other generator options, so "
-            "these would draw another case:\n", command, o->db_path, (long long)run.run_id, name);
+            "these would draw another case:\n", command, db, (long long)run.run_id, name);
     print_option_differences(run.gen_options, ours);
     runner_options stored;
-    if (with_stored_options(o, run.gen_options, &stored) && runner_replay_args(&stored, args, sizeof args))
+    if (with_stored_options(o, run.gen_options, &stored) && runner_replay_args(&stored, args, sizeof args)) {
+        /* With --db again, the command checks itself against the same run. */
+        replay_append_arg(args, sizeof args, "--db");
+        replay_append_arg(args, sizeof args, o->db_path);
         fprintf(stderr, "replay: dmlcheck %s %s %s\n", command, name, args);
+    }
     return 2;
 }
 

@@ -4,24 +4,32 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *err_printable(const char *text, bool keep_lines, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && o + 1 < size; p++) {
+        bool line = *p == '\n' || *p == '\t';
+        bool control = (*p < 0x20 && !(keep_lines && line)) || *p == 0x7f;
+        if (!control) {
+            out[o++] = (char)*p;
+            continue;
+        }
+        if (o + 5 > size)
+            break;
+        o += (size_t)snprintf(out + o, size - o, "\\x%02x", *p);
+    }
+    if (size)
+        out[o] = 0;
+    return out;
+}
+
 /* Messages quote what files and plug-ins say, and end up on terminals: a control character
  * (an escape sequence that recolours or retitles the terminal, a carriage return that hides
  * text) is written as \xHH.  Newlines and tabs stay: messages may span lines. */
 static void escape_controls(char *msg, size_t size)
 {
     char out[ERR_MSG_MAX];
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)msg; *p && o + 1 < sizeof out; p++) {
-        bool control = (*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f;
-        if (!control) {
-            out[o++] = (char)*p;
-            continue;
-        }
-        if (o + 5 > sizeof out)
-            break;
-        o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
-    }
-    out[o] = 0;
+    err_printable(msg, true, out, sizeof out);
     snprintf(msg, size, "%s", out);
 }
 

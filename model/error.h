@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define ERR_MSG_MAX 1024
 
@@ -21,5 +22,11 @@ bool err_set(dmlc_error *err, const char *fmt, ...) __attribute__((format(printf
 bool err_setv(dmlc_error *err, const char *fmt, va_list ap);
 /* Prepends "prefix: " to an existing message (context added on the way up). */
 bool err_prefix(dmlc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Copies text into out (size bytes, NUL-terminated, cut short rather than overflowed) with
+ * each control character written as \xHH, so that what a file, a backend or a database says
+ * reaches a terminal as text, never as an escape sequence; newlines and tabs stay when
+ * keep_lines.  Returns out.  Every err_set message goes through it (keep_lines true). */
+const char *err_printable(const char *text, bool keep_lines, char *out, size_t size);
 
 #endif

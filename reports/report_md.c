@@ -21,11 +21,13 @@ static void md_text(FILE *out, const char *s)
     report_md_escape(out, s);
 }
 
-/* A fenced code line whose content cannot end the fence (backticks dropped). */
+/* One line of a fenced code block, verbatim: only a line that starts with ``` ends the fence,
+ * and a command line starts with "dmlcheck" and holds no newline (replay_append_arg writes
+ * control characters as $'\xHH'), so its backticks are the command's own and stay. */
 static void md_code_line(FILE *out, const char *s)
 {
     for (const char *p = s; *p; p++)
-        if (*p != '`' && *p != '\n')
+        if (*p != '\n')
             fputc(*p, out);
     fputc('\n', out);
 }

@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "dtype.h"
 #include "gen.h"
+#include "replay.h"
 #include "validate.h"
 
 /* ---- ownership ---------------------------------------------------------------------- */
@@ -762,17 +763,24 @@ const char *report_case_id(const report_signature *s, char *buf, size_t size)
 const char *report_replay_command(const report_signature *s, char *buf, size_t size)
 {
     static const char prefix[] = "dmlcheck replay ";
-    char id[GEN_CASE_ID_SIZE];
-    report_case_id(s, id, sizeof id);
-    if (s->replay && !strncmp(s->replay, prefix, sizeof prefix - 1)) {
-        /* The runner's own command, which knows its options, with its id written again:
-         * one a version-1 run stored bare ("7:49") then says which generator drew it. */
-        const char *rest = s->replay + sizeof prefix - 1;
-        snprintf(buf, size, "%s%s%s", prefix, id, rest + strcspn(rest, " "));
+    char id[GEN_CASE_ID_SIZE], **words = NULL;
+    size_t count = 0;
+    snprintf(buf, size, "%s%s", prefix, report_case_id(s, id, sizeof id));
+    if (s->replay && !strncmp(s->replay, prefix, sizeof prefix - 1)
+        && replay_split_args(s->replay, &words, &count)) {
+        /* The runner's own command, which knows its options, with its id written again: one
+         * a version-1 run stored bare ("7:49") then says which generator drew it.  Each word
+         * is quoted again, so the stored text (any database's) cannot bring an unquoted word
+         * or a raw control character into the report. */
+        for (size_t i = 3; i < count; i++)
+            replay_append_arg(buf, size, words[i]);
+        free(words);
         return buf;
     }
-    snprintf(buf, size, "%s%s --backend %s%s%s", prefix, id,
-             s->backend[0] ? s->backend : "reference", s->gen_args[0] ? " " : "", s->gen_args);
+    replay_append_arg(buf, size, "--backend");
+    replay_append_arg(buf, size, s->backend[0] ? s->backend : "reference");
+    if (s->gen_args[0]) /* already quoted, word by word (report_load.c) */
+        snprintf(buf + strlen(buf), size - strlen(buf), " %s", s->gen_args);
     return buf;
 }
 

@@ -436,6 +436,7 @@ static void test_replay_words(tap *t)
     static const char *const words[] = {
         "plain", "with space", "it's", "$(touch /tmp/x)", "a\"b", "back\\slash", "",
         "tab\there", "line\nbreak", "'", "''", "Intel(R) Xeon", "process:python3 'x y'.py",
+        "\033[31mred\033]0;title\a", "del\177", "\n", "x\x01\x1fy'\nz",
     };
     size_t n = sizeof words / sizeof words[0];
     char line[1024] = "dmlcheck";
@@ -447,6 +448,17 @@ static void test_replay_words(tap *t)
     for (size_t i = 0; ok && i < n; i++)
         ok = !strcmp(back[i + 1], words[i]);
     tap_ok(t, ok, "replay_split_args_reads_back_every_quoted_word (%zu words)", count);
+    free(back);
+    back = NULL;
+    bool printable = true;
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+        printable &= *p >= 0x20 && *p != 0x7f;
+    if (!printable)
+        tap_diag("line: %s", line);
+    tap_ok(t, printable, "replay_append_arg_writes_control_characters_as_dollar_quotes");
+    ok = replay_split_args("$'a\\x1b[1m\\n\\'\\q'b", &back, &count) && count == 1
+        && !strcmp(back[0], "a\033[1m\n'\\qb");
+    tap_ok(t, ok, "replay_split_args_reads_dollar_quotes");
     free(back);
     back = NULL;
 

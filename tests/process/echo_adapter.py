@@ -14,6 +14,8 @@ on request, to show that each fault costs one case and the run goes on:
   --refuse TEXT            answers HELLO with ERROR TEXT
   --layout strided|packed  the buffers it asks for (default strided)
   --ops LIST               the operators it claims (default all four)
+  --echo-device            names its device after HELLO's "device" (dmlcheck's --device), so
+                           a test can make dmlcheck print a device name of its choosing
 It uses the helper's building blocks (Channel, welcome, answer) rather than serve(), because
 a fault child must be able to break the protocol the helper keeps.
 """
@@ -74,6 +76,7 @@ def main():
     p.add_argument("--refuse")
     p.add_argument("--layout", choices=["strided", "packed"], default="strided")
     p.add_argument("--ops", default="ARGMIN,ARGMAX,MAX_POOLING1,MAX_POOLING2")
+    p.add_argument("--echo-device", action="store_true")
     a = p.parse_args()
     ch = dml.take_stdio()
     try:
@@ -83,7 +86,8 @@ def main():
     if a.refuse:
         ch.write(dml.ERROR, {"message": a.refuse})
         return
-    w = dml.welcome("echo", "1", a.ops.split(","), a.layout, None, None, False, "", "", "")
+    device = str(hello.get("device") or "") if a.echo_device else ""
+    w = dml.welcome("echo", "1", a.ops.split(","), a.layout, None, None, False, "", device, "")
     w["protocol"] = a.protocol
     ch.write(dml.WELCOME, w)
     served = 0

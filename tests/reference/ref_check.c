@@ -137,3 +137,31 @@ bool check_against_naive(const dml_case *c, const exec_options *opt, char *why, 
     naive_result_free(&r);
     return ok;
 }
+
+void ref_group_check(ref_group *g, dml_case *c, const exec_options *opt)
+{
+    char why[REF_WHY_SIZE] = "";
+    g->cases++;
+    if (!cb_validate(c, why, sizeof why)) {
+        if (!g->rejected++) {
+            int used = snprintf(g->first_rejection, REF_WHY_SIZE, "%.3000s: ", why);
+            describe_case(c, g->first_rejection + used, REF_WHY_SIZE - (size_t)used);
+        }
+        return;
+    }
+    if (!check_against_naive(c, opt, why, sizeof why) && !g->failures++)
+        snprintf(g->first_failure, sizeof g->first_failure, "%s", why);
+}
+
+void ref_group_report(tap *t, ref_group *g, const char *replay, const char *name)
+{
+    if (g->failures)
+        tap_diag("%u of %u cases differ; first: %s", g->failures, g->cases, g->first_failure);
+    if (g->rejected)
+        tap_diag("%u of %u cases rejected by the validator; first: %s", g->rejected, g->cases,
+                 g->first_rejection);
+    if (g->failures || g->rejected)
+        tap_diag("replay: %s", replay);
+    tap_ok(t, g->cases > 0 && !g->failures && !g->rejected, "%s (%u cases)", name, g->cases);
+    memset(g, 0, sizeof *g);
+}

@@ -22,42 +22,6 @@
 #include "value_pool.h"
 
 #define DEFAULT_SEED 20240601u
-#define WHY_SIZE 4096
-
-/* Tallies one group of cases: the first failure and the first validator rejection. */
-typedef struct group {
-    unsigned cases, failures, rejected;
-    char first_failure[WHY_SIZE];
-    char first_rejection[WHY_SIZE];
-} group;
-
-static void group_check(group *g, dml_case *c, const exec_options *opt)
-{
-    char why[WHY_SIZE] = "";
-    g->cases++;
-    if (!cb_validate(c, why, sizeof why)) {
-        if (!g->rejected++)
-            describe_case(c, g->first_rejection + snprintf(g->first_rejection, WHY_SIZE, "%s: ", why),
-                          WHY_SIZE - strlen(g->first_rejection));
-        return;
-    }
-    if (!check_against_naive(c, opt, why, sizeof why) && !g->failures++)
-        snprintf(g->first_failure, sizeof g->first_failure, "%s", why);
-}
-
-static void group_report(tap *t, group *g, const char *replay, const char *name)
-{
-    if (g->failures)
-        tap_diag("%u of %u cases differ; first: %s", g->failures, g->cases, g->first_failure);
-    if (g->rejected)
-        tap_diag("%u of %u cases rejected by the validator; first: %s", g->rejected, g->cases,
-                 g->first_rejection);
-    if (g->failures || g->rejected)
-        tap_diag("replay: %s", replay);
-    tap_ok(t, g->cases > 0 && !g->failures && !g->rejected, "%s (%u cases)", name, g->cases);
-    memset(g, 0, sizeof *g);
-}
-
 /* Float32 value patterns by logical index, chosen to make ties heavy. */
 enum { PAT_EQUAL, PAT_ZEROS_ONES, PAT_SPECIALS, PAT_ALL_NAN, PAT_NEG_INF_NAN, PAT_COUNT };
 
@@ -79,7 +43,7 @@ static const exec_options policies[] = { { NAN_POLICY_IGNORE, false }, { NAN_POL
 
 static void exhaustive_arg(tap *t, const char *replay)
 {
-    group g = { 0 };
+    ref_group g = { 0 };
     for (int op = OP_ARGMIN; op <= OP_ARGMAX; op++)
         for (unsigned rank = 1; rank <= 4; rank++) {
             unsigned shapes = 1;
@@ -106,14 +70,14 @@ static void exhaustive_arg(tap *t, const char *replay)
                                 cb_alloc_input(&c);
                                 for (uint64_t i = 0; i < case_tensor_elements(&c.input); i++)
                                     cb_set_input(&c, i, pattern_bits(pat, i));
-                                group_check(&g, &c, &policies[pol]);
+                                ref_group_check(&g, &c, &policies[pol]);
                                 case_free(&c);
                             }
                 }
             }
             char name[64];
             snprintf(name, sizeof name, "%s_exhaustive_rank%u_f32", op_table[op].stem, rank);
-            group_report(t, &g, replay, name);
+            ref_group_report(t, &g, replay, name);
         }
 }
 
@@ -122,7 +86,7 @@ static void exhaustive_arg(tap *t, const char *replay)
 static void long_runs_arg(tap *t, uint64_t seed, const char *replay)
 {
     static const UINT lengths[] = { 15, 16, 17, 31, 32, 33, 48, 100 };
-    group g = { 0 };
+    ref_group g = { 0 };
     prng p;
     prng_seed2(&p, seed, prng_hash_str("long_runs"));
     for (unsigned li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
@@ -139,10 +103,10 @@ static void long_runs_arg(tap *t, uint64_t seed, const char *replay)
             for (uint64_t i = 0; i < n; i++) /* mostly one value, rare others: late winners */
                 cb_set_input(&c, i, picks[prng_chance(&p, 1, 8) ? 1 + prng_below(&p, 2) : 0]);
             exec_options opt = { variant / 4 % 2 ? NAN_POLICY_PROPAGATE : NAN_POLICY_IGNORE, false };
-            group_check(&g, &c, &opt);
+            ref_group_check(&g, &c, &opt);
             case_free(&c);
         }
-    group_report(t, &g, replay, "arg_long_runs_f32");
+    ref_group_report(t, &g, replay, "arg_long_runs_f32");
 }
 
 /* One spatial axis of the pooling grids, with its input size and output-size mode. */
@@ -185,7 +149,7 @@ static const DML_TENSOR_DATA_TYPE index_variants[] = {
     DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_UINT64,
 };
 
-static void pool_grid_case(group *g, unsigned rank, const grid_axis *axes, unsigned variant)
+static void pool_grid_case(ref_group *g, unsigned rank, const grid_axis *axes, unsigned variant)
 {
     UINT sizes[5] = { 1 + variant % 2, 2 };
     cb_pool_axis p[3];
@@ -202,7 +166,7 @@ static void pool_grid_case(group *g, unsigned rank, const grid_axis *axes, unsig
     unsigned pattern = (unsigned[]){ PAT_ZEROS_ONES, PAT_SPECIALS, PAT_ALL_NAN, PAT_NEG_INF_NAN }[variant % 4];
     for (uint64_t i = 0; i < case_tensor_elements(&c.input); i++)
         cb_set_input(&c, i, pattern_bits(pattern, i));
-    group_check(g, &c, &policies[variant % 2]);
+    ref_group_check(g, &c, &policies[variant % 2]);
     /* Every dilation 1: the same case is a MAX_POOLING1 case, checked as one too. */
     bool undilated = true;
     for (unsigned s = 0; s < rank - 2; s++)
@@ -210,7 +174,7 @@ static void pool_grid_case(group *g, unsigned rank, const grid_axis *axes, unsig
     if (undilated) {
         c.op = OP_MAX_POOLING1;
         case_link(&c);
-        group_check(g, &c, &policies[variant % 2]);
+        ref_group_check(g, &c, &policies[variant % 2]);
     }
     case_free(&c);
 }
@@ -218,7 +182,7 @@ static void pool_grid_case(group *g, unsigned rank, const grid_axis *axes, unsig
 static void exhaustive_pool(tap *t, const char *replay)
 {
     static grid_axis grid[4096];
-    group g = { 0 };
+    ref_group g = { 0 };
     unsigned n = grid_axes(grid, 4096, 4, 3, 3, 2, 2);
     for (unsigned i = 0; i < n; i++)
         for (unsigned f = 0; f < FIXED_AXES; f++)
@@ -228,7 +192,7 @@ static void exhaustive_pool(tap *t, const char *replay)
                 grid_axis wh[2] = { fixed_axes[f], grid[i] };
                 pool_grid_case(&g, 4, wh, variant + 1);
             }
-    group_report(t, &g, replay, "max_pooling2_exhaustive_4d_grid_f32");
+    ref_group_report(t, &g, replay, "max_pooling2_exhaustive_4d_grid_f32");
 
     n = grid_axes(grid, 4096, 3, 2, 2, 1, 2);
     for (unsigned i = 0; i < n; i++)
@@ -241,7 +205,7 @@ static void exhaustive_pool(tap *t, const char *replay)
                 grid_axis whd[3] = { fixed_axes[(f + 3) % FIXED_AXES], fixed_axes[f], grid[i] };
                 pool_grid_case(&g, 5, whd, variant + 2);
             }
-    group_report(t, &g, replay, "max_pooling2_exhaustive_5d_grid_f32");
+    ref_group_report(t, &g, replay, "max_pooling2_exhaustive_5d_grid_f32");
 }
 
 /* Random input strides: packed, padded, permuted (with padding) or broadcast (stride 0 on
@@ -291,7 +255,7 @@ static exec_options random_options(prng *p)
 
 static void random_arg(tap *t, uint64_t seed, const char *replay)
 {
-    group g = { 0 };
+    ref_group g = { 0 };
     for (unsigned ti = 0; ti < ARG_INPUT_TYPE_COUNT; ti++) {
         prng p;
         prng_seed2(&p, seed, prng_hash_str(dtype_stem(arg_input_types[ti])));
@@ -319,18 +283,18 @@ static void random_arg(tap *t, uint64_t seed, const char *replay)
             cb_alloc_input(&c);
             random_values(&p, &c);
             exec_options opt = random_options(&p);
-            group_check(&g, &c, &opt);
+            ref_group_check(&g, &c, &opt);
             case_free(&c);
         }
         char name[64];
         snprintf(name, sizeof name, "arg_random_layouts_%s", dtype_stem(arg_input_types[ti]));
-        group_report(t, &g, replay, name);
+        ref_group_report(t, &g, replay, name);
     }
 }
 
 static void random_pool(tap *t, uint64_t seed, const char *replay)
 {
-    group g = { 0 };
+    ref_group g = { 0 };
     for (unsigned ti = 0; ti < POOL_TYPE_COUNT; ti++) {
         prng p;
         prng_seed2(&p, seed, prng_hash_str(dtype_stem(pool_types[ti])) ^ 0x9001);
@@ -361,12 +325,12 @@ static void random_pool(tap *t, uint64_t seed, const char *replay)
             cb_alloc_input(&c);
             random_values(&p, &c);
             exec_options opt = random_options(&p);
-            group_check(&g, &c, &opt);
+            ref_group_check(&g, &c, &opt);
             case_free(&c);
         }
         char name[64];
         snprintf(name, sizeof name, "max_pooling2_random_layouts_%s", dtype_stem(pool_types[ti]));
-        group_report(t, &g, replay, name);
+        ref_group_report(t, &g, replay, name);
     }
 }
 

@@ -3,7 +3,7 @@
 # ids of this generator replay, ids of another generator version are refused (exit 2, both
 # versions named), a bare legacy SEED:INDEX replays with a warning, malformed ids are usage
 # errors, and --db checks the id against the run that recorded it (generator version and
-# options; the refusal ends with a replay command that, pasted, works).
+# options; the refusal ends with a replay command, --db included, that, pasted, works).
 # Usage: replay_cli.sh DMLCHECK DATA_DIR [SQLITE3].  Prints TAP.
 set -u
 dmlcheck=$1 data=$2 sqlite3=${3:-}
@@ -47,10 +47,10 @@ run replay g3:7:3 --backend reference --ops argmax --db "$db"
 check replay_db_other_option_refused_naming_it \
     eval 'rc_is 2 && err_has "--max-elements: the run used 64, this command gives 3145728" && ! err_has "--ops:"'
 check replay_db_refusal_ends_with_the_run_options_command \
-    eval '[ "$(tail -n 1 "$tmp/err")" = "replay: dmlcheck replay g3:7:3 --backend reference --ops argmax --max-elements 64" ]'
+    eval '[ "$(tail -n 1 "$tmp/err")" = "replay: dmlcheck replay g3:7:3 --backend reference --ops argmax --max-elements 64 --db $db" ]'
 pasted=$(tail -n 1 "$tmp/err" | sed 's/^replay: dmlcheck //')
-eval "run $pasted --db \"\$db\""
-check replay_db_pasted_command_replays eval 'rc_is 0 && out_has "verdict: pass"'
+eval "run $pasted"
+check replay_db_pasted_command_replays eval 'rc_is 0 && out_has "verdict: pass" && err_has "case g3:7:3 matches run 1"'
 
 run replay g3:7:99 $opts --db "$db"
 check replay_db_unrecorded_case_refused eval 'rc_is 2 && err_has "holds no run of seed 7 that recorded case index 99"'
