@@ -586,13 +586,18 @@ static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, ui
     return s;
 }
 
-/* True when no earlier signature of this run has the same operator, kind and verdict
- * (families.h: one bug, one row). */
+/* Same family (families.h: one bug, one row): operator family, kind and verdict. */
+static bool same_family(const seen_signature *a, const seen_signature *b)
+{
+    return op_table[a->op].module == op_table[b->op].module && a->kind == b->kind
+           && a->verdict == b->verdict;
+}
+
+/* True when no earlier signature of this run is of the same family. */
 static bool first_of_family(const runner *r, size_t i)
 {
-    const seen_signature *s = &r->sigs[i];
     for (size_t k = 0; k < i; k++)
-        if (r->sigs[k].op == s->op && r->sigs[k].kind == s->kind && r->sigs[k].verdict == s->verdict)
+        if (same_family(&r->sigs[k], &r->sigs[i]))
             return false;
     return true;
 }
@@ -863,18 +868,14 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     return same;
 }
 
-/* True when an earlier new signature has the same operator, level, verdict and kind: one
- * bug usually spans many layouts, types and distributions, and one minimized case per
- * family says what it is. */
+/* True when an earlier new signature is of the same family: one bug usually spans many
+ * levels, layouts, types and distributions, and one minimized case per family says what it
+ * is. */
 static bool family_shrunk(const runner *r, size_t i)
 {
-    const seen_signature *s = &r->sigs[i];
-    for (size_t k = 0; k < i; k++) {
-        const seen_signature *e = &r->sigs[k];
-        if (e->is_new && e->op == s->op && e->feature_level == s->feature_level
-            && e->verdict == s->verdict && e->kind == s->kind)
+    for (size_t k = 0; k < i; k++)
+        if (r->sigs[k].is_new && same_family(&r->sigs[k], &r->sigs[i]))
             return true;
-    }
     return false;
 }
 
