@@ -428,16 +428,19 @@ static bool index_out_of_window(const dml_case *c, const element_case *e)
     return e->deciders.all_padding ? e->got.has_element : !e->w.got_element_inside;
 }
 
-/* SPEC D7: the output is exactly what a zero in the padding gives (bits 0, held by no real
- * element), and a zero would win over the expected value. */
+/* SPEC D7: the window reaches into padding, a zero would beat the expected value, and the
+ * answer is that zero: a value 0 that no real element holds, or a 0 whose index names no
+ * element of the window (a padding position). */
 static bool padding_selected(const dml_case *c, const element_case *e)
 {
     case_order o = order_of(c);
-    if (!values_output(c) || !e->output_differs || !e->deciders.has_padding || e->got_out != 0
-        || e->w.zero_held)
+    if (!values_output(c) || !e->deciders.has_padding || e->got_out != 0)
         return false;
-    return !e->w.real || dtype_bits_is_nan(o.type, e->exp_out)
+    bool zero_would_win = !e->w.real || dtype_bits_is_nan(o.type, e->exp_out)
         || oriented_key(&o, e->exp_out) <= oriented_key(&o, 0);
+    bool value_from_padding = e->output_differs && !e->w.zero_held;
+    bool index_from_padding = e->indices_differs && !e->w.got_element_inside;
+    return zero_would_win && (value_from_padding || index_from_padding);
 }
 
 /* The returned element is the one the reversed order picks (ARGMIN for ARGMAX): evidence
@@ -542,67 +545,70 @@ static bool index_disagrees_with_value(const dml_case *c, const element_case *e)
 /* A root cause: when `detect` holds, the element fails as `kind` (the first row that holds
  * names it).  `judged_in`: the classes in which the row's evidence still fails the element,
  * because what it shows is wrong under every NaN policy, and in any window; every row that
- * holds is asked.  `why` is the explanation's line. */
+ * holds is asked.  `excuse`: the row only says why a class excuses the element, so it never
+ * names an element that fails.  `why` is the explanation's line. */
 typedef struct explanation {
     mismatch_kind kind;
     bool (*detect)(const dml_case *c, const element_case *e);
     unsigned judged_in;
+    bool excuse;
     const char *why;
 } explanation;
 
 #define ALL_CLASSES (CASE_CLASS_NAN | CASE_CLASS_DENORMAL | CASE_CLASS_PADDING_WINDOW)
 
 static const explanation explanations[] = {
-    { KIND_output_not_written, output_not_written, ALL_CLASSES,
+    { KIND_output_not_written, output_not_written, ALL_CLASSES, false,
       "the returned element still holds the canary the output was filled with: it was never written" },
-    { KIND_extreme_not_selectable, extreme_not_selectable, 0,
+    { KIND_padding_selected, padding_selected, CASE_CLASS_NAN, false,
+      "the returned value is a zero from the padding (no real element of the window holds it, or "
+      "its index names none), and a zero beats the expected value: zero padding won (SEMANTICS D7)" },
+    { KIND_extreme_not_selectable, extreme_not_selectable, 0, false,
       "the answer is the type's extreme (SEMANTICS D5), and the returned value is a seed no element "
       "holds or the index was never set: a running extreme seeded with -FLT_MAX or the type's limit" },
-    { KIND_index_out_of_window, index_out_of_window, ALL_CLASSES,
+    { KIND_index_out_of_window, index_out_of_window, ALL_CLASSES, false,
       "the returned index names no element of the reduction or window (a window wholly in "
       "padding has none: SEMANTICS D7)" },
-    { KIND_padding_selected, padding_selected, 0,
-      "the returned value is a zero no window element holds and that would beat the expected "
-      "value: zero padding won (SEMANTICS D7)" },
-    { KIND_narrowed_integer, narrowed_integer, 0,
+    { KIND_narrowed_integer, narrowed_integer, 0, false,
       "the returned element wins when the values are compared truncated to 32 bits or with the "
       "sign read the other way" },
-    { KIND_nan_breaks_order, nan_breaks_order, CASE_CLASS_NAN,
+    { KIND_nan_breaks_order, nan_breaks_order, CASE_CLASS_NAN, false,
       "a number of the window beats the returned number: no NaN policy allows that (SEMANTICS D4)" },
-    { KIND_value_not_in_window, value_not_in_window, CASE_CLASS_NAN,
+    { KIND_value_not_in_window, value_not_in_window, CASE_CLASS_NAN, false,
       "no element of the window holds the returned value" },
-    { KIND_nan_handling, nan_decided, 0,
+    { KIND_nan_handling, nan_decided, 0, true,
       "a NaN decided this answer (SEMANTICS D4)" },
-    { KIND_signed_zero_tie, signed_zero_tie, 0,
+    { KIND_signed_zero_tie, signed_zero_tie, 0, false,
       "+0 and -0 tie; the other zero was returned (SEMANTICS D3)" },
-    { KIND_tie_other_way, tie_other_way, 0,
+    { KIND_tie_other_way, tie_other_way, 0, false,
       "the two input values are equal: a tie-rule difference (SEMANTICS D3)" },
-    { KIND_wrong_index, index_disagrees_with_value, CASE_CLASS_NAN,
+    { KIND_wrong_index, index_disagrees_with_value, CASE_CLASS_NAN, false,
       "the returned index names a window element that does not hold the returned value" },
 };
 
 /* The kind of a differing element and whether its classes excuse it (SEMANTICS "Classes").
- * An element its classes would excuse fails when a row's evidence survives them, and that
- * row names it: a failure is called by the evidence that makes it one. */
+ * An element its classes would excuse fails when a row's evidence survives them; the first
+ * row that holds names it, unless that row is only the excuse. */
 static bool explain_element(const dml_case *c, const element_case *e, const judge_rules *rules,
                             judgement *j)
 {
-    bool excusable = !rules->strict && e->classes;
-    const explanation *named = NULL, *surviving = NULL;
+    bool excusable = !rules->strict && e->classes, judged = !excusable;
+    const explanation *named = NULL, *first_not_excuse = NULL;
     for (size_t i = 0; i < sizeof explanations / sizeof explanations[0]; i++) {
         const explanation *x = &explanations[i];
-        if ((named && (!excusable || surviving)) || !x->detect(c, e))
+        if (!x->detect(c, e))
             continue;
+        judged |= !(e->classes & ~x->judged_in);
         named = named ? named : x;
-        if (!surviving && !(e->classes & ~x->judged_in))
-            surviving = x;
+        first_not_excuse = first_not_excuse || x->excuse ? first_not_excuse : x;
     }
-    const explanation *x = excusable && surviving ? surviving : named;
+    /* Strict mode judges the excuse itself: it still names the element then. */
+    const explanation *x = excusable && judged && named && named->excuse ? first_not_excuse : named;
     j->why = x ? x->why : NULL;
     j->kind = x ? x->kind /* no root cause shows: the generic kinds */
         : values_output(c) && e->output_differs && !e->w.got_value_held ? KIND_value_bits_differ
                                                                         : KIND_wrong_index;
-    return !excusable || surviving;
+    return judged;
 }
 
 /* Reads the element's raw bits on every side and whether it differs. */

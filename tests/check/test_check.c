@@ -440,6 +440,27 @@ static void pool_padded_negatives(dml_case *c)
     pool_row(c, v, 2, 2, 1, 1);
 }
 
+/* {pad, +0 | +0, -1}: +0 at index 0 in both windows. */
+static void pool_padded_zero(dml_case *c)
+{
+    static const uint64_t v[2] = { 0, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad, NaN | NaN, -1}: the first window's answer is the NaN (class nan). */
+static void pool_padded_nan(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NAN, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad, -inf | -inf, -1}: the first window's answer is -inf. */
+static void pool_padded_minus_inf(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_INF, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
 /* {pad | 7}: the first window lies wholly in padding (class padding_window). */
 static void pool_all_padding_window(dml_case *c)
 {
@@ -509,6 +530,10 @@ static const planted planted_causes[] = {
     { "value_not_in_window_beside_padding", pool_padded_negatives, false, 0, 0xc0800000,
       VERDICT_FAIL, KIND_value_not_in_window },
     { "padding_selected_zero", pool_padded_negatives, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_by_its_index", pool_padded_zero, true, 0, 1, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_judged_in_class_nan", pool_padded_nan, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_in_a_window_of_minus_inf", pool_padded_minus_inf, false, 0, 0,
+      VERDICT_FAIL, KIND_padding_selected },
     { "value_not_in_window_minus_zero_for_a_zero", pool_padded_negatives, false, 0, F32_NEG_ZERO,
       VERDICT_FAIL, KIND_value_not_in_window },
     { "index_out_of_window", pool_padded_negatives, true, 0, 1, VERDICT_FAIL, KIND_index_out_of_window },
