@@ -384,6 +384,12 @@ static bool returned_index(const dml_case *c, const element_case *e, uint64_t *b
     return e->indices_differs;
 }
 
+/* Pooling with indices: the returned index names a window element holding the returned value. */
+static bool index_stands_for_value(const dml_case *c, const element_case *e)
+{
+    return e->w.got_element_inside && compare_bits_equal(c->output.type, e->got.bits_at_index, e->got_out);
+}
+
 static bool output_not_written(const dml_case *c, const element_case *e)
 {
     bool value_canary = e->output_differs && e->got_out == canary_bits(c->output.type)
@@ -429,8 +435,9 @@ static bool index_out_of_window(const dml_case *c, const element_case *e)
 }
 
 /* SPEC D7: the window reaches into padding, a zero would beat the expected value, and the
- * answer is that zero: a value 0 that no real element holds, or a 0 whose index names no
- * element of the window (a padding position). */
+ * answer is that zero: a value 0 that no real element holds, or a 0 that its index does not
+ * stand for (it names no element of the window, or one that holds other bits: a padding
+ * position clamped into the input). */
 static bool padding_selected(const dml_case *c, const element_case *e)
 {
     case_order o = order_of(c);
@@ -439,7 +446,7 @@ static bool padding_selected(const dml_case *c, const element_case *e)
     bool zero_would_win = !e->w.real || dtype_bits_is_nan(o.type, e->exp_out)
         || oriented_key(&o, e->exp_out) <= oriented_key(&o, 0);
     bool value_from_padding = e->output_differs && !e->w.zero_held;
-    bool index_from_padding = e->indices_differs && !e->w.got_element_inside;
+    bool index_from_padding = c->indices.present && !index_stands_for_value(c, e);
     return zero_would_win && (value_from_padding || index_from_padding);
 }
 
@@ -520,7 +527,7 @@ static bool signed_zero_tie(const dml_case *c, const element_case *e)
         return false;
     if (case_module(c)->output_is_index)
         return e->got.has_element;
-    return e->w.got_value_held && (!e->indices_differs || e->w.got_element_inside);
+    return e->w.got_value_held && (!c->indices.present || index_stands_for_value(c, e));
 }
 
 /* SPEC D3: equal values, and the two indices are the first and the last element holding
@@ -538,8 +545,7 @@ static bool tie_other_way(const dml_case *c, const element_case *e)
 /* Pooling: the index names a window element that does not hold the returned value. */
 static bool index_disagrees_with_value(const dml_case *c, const element_case *e)
 {
-    return values_output(c) && e->got.has_element && e->w.got_element_inside
-        && !compare_bits_equal(c->output.type, e->got.bits_at_index, e->got_out);
+    return values_output(c) && e->got.has_element && e->w.got_element_inside && !index_stands_for_value(c, e);
 }
 
 /* A root cause: when `detect` holds, the element fails as `kind` (the first row that holds

@@ -447,6 +447,13 @@ static void pool_padded_zero(dml_case *c)
     pool_row(c, v, 2, 2, 1, 1);
 }
 
+/* {pad, -0, +0}: window 3, one position of start padding: -0 at index 0. */
+static void pool_padded_signed_zeros(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_ZERO, 0 };
+    pool_row(c, v, 2, 3, 1, 1);
+}
+
 /* {pad, NaN | NaN, -1}: the first window's answer is the NaN (class nan). */
 static void pool_padded_nan(dml_case *c)
 {
@@ -531,6 +538,8 @@ static const planted planted_causes[] = {
       VERDICT_FAIL, KIND_value_not_in_window },
     { "padding_selected_zero", pool_padded_negatives, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
     { "padding_selected_by_its_index", pool_padded_zero, true, 0, 1, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_when_its_index_names_another_zero", pool_padded_signed_zeros, false, 0, 0,
+      VERDICT_FAIL, KIND_padding_selected },
     { "padding_selected_judged_in_class_nan", pool_padded_nan, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
     { "padding_selected_in_a_window_of_minus_inf", pool_padded_minus_inf, false, 0, 0,
       VERDICT_FAIL, KIND_padding_selected },
