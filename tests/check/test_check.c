@@ -221,6 +221,22 @@ static void test_device_findings(tap *t)
     }
 }
 
+/* Databases store kinds by name: every name an older version wrote still reads back. */
+static void test_old_kind_names(tap *t)
+{
+    static const char *const written_before[] = {
+        "wrong_index", "tie_other_way", "padding_selected", "value_bits_differ", "nan_handling",
+        "out_of_bounds_write", "input_modified", "invalid_access", "data_race", "uninitialised_read",
+        "backend_error", "crash", "hang", "rejected_valid", "unsupported_required", "accepted_invalid",
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof written_before / sizeof written_before[0]; i++) {
+        mismatch_kind k = mismatch_kind_from_name(written_before[i]);
+        ok = ok && k < KIND_COUNT && !strcmp(mismatch_kind_name(k), written_before[i]);
+    }
+    tap_ok(t, ok, "check_kind_names_written_before_root_causes_still_read_back");
+}
+
 /* The runner's split: the oracle here, the answer from elsewhere (a worker that died). */
 static void test_halves(tap *t)
 {
@@ -706,6 +722,7 @@ int main(void)
     tap_plan(&t, 0);
     test_statuses(&t);
     test_device_findings(&t);
+    test_old_kind_names(&t);
     test_halves(&t);
     test_denormals(&t);
     test_case_file(&t);
