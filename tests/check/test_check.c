@@ -437,6 +437,20 @@ static void argmax_signed_zeros(dml_case *c)
     arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 3);
 }
 
+/* {+0, -0} pooled by one window, no indices: +0 (the first) wins. */
+static void pool_plus_then_minus_zero(dml_case *c)
+{
+    static const uint64_t v[2] = { 0, F32_NEG_ZERO };
+    UINT sizes[4] = { 1, 1, 1, 2 }, out[2] = { 1, 1 };
+    cb_pool_axis axes[2] = { { 1, 1, 0, 0, 1 }, { 2, 2, 0, 0, 1 } };
+    case_init(c);
+    cb_pool_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL, axes, out, DML_TENSOR_DATA_TYPE_UNKNOWN);
+    cb_alloc_input(c);
+    for (UINT i = 0; i < 2; i++)
+        cb_set_input(c, i, v[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
 static void argmax_zeros_tie(dml_case *c)
 {
     static const uint64_t v[2] = { 0, F32_NEG_ZERO };
@@ -546,6 +560,8 @@ static const planted planted_causes[] = {
     { "extreme_not_selectable_index_never_set", pool_all_minus_inf, true, 0, 0xffffffff,
       VERDICT_FAIL, KIND_extreme_not_selectable },
     { "signed_zero_tie_plus_zero_for_minus_zero", argmax_signed_zeros, false, 0, 1,
+      VERDICT_FAIL, KIND_signed_zero_tie },
+    { "signed_zero_tie_pooled_minus_zero_for_plus_zero", pool_plus_then_minus_zero, false, 0, F32_NEG_ZERO,
       VERDICT_FAIL, KIND_signed_zero_tie },
     { "tie_other_way_zeros_at_both_ends", argmax_zeros_tie, false, 0, 1, VERDICT_FAIL, KIND_tie_other_way },
     { "tie_other_way_needs_the_other_end", argmax_three_ties, false, 0, 1, VERDICT_FAIL, KIND_wrong_index },
