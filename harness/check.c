@@ -242,6 +242,10 @@ void check_judge(const dml_case *c, const check_oracle *o, const check_answer *a
     }
     const case_outputs *flushed = o->flushed.output ? &o->flushed : NULL;
     judge_outputs(c, &o->expected, flushed, &a->outputs, &opt->rules, &r->j);
+    /* A differing case is class nan only where a NaN decided a differing element (SEMANTICS
+     * "Classes"): a NaN elsewhere in it excuses nothing, so it is not named either. */
+    if (r->j.has_first && !(r->j.classes & CASE_CLASS_NAN))
+        r->classes &= ~(unsigned)CASE_CLASS_NAN;
     if (opt->exact)
         make_exact(&r->j);
     /* A pass that the exact answer does not explain came from the flushed-answer rule. */
@@ -393,9 +397,9 @@ const char *check_explain(const dml_case *c, const check_result *r, const char *
         if (j->at_expected.valid || j->at_got.valid) {
             explain_picked(&t, c, "expected", &j->at_expected);
             explain_picked(&t, c, "returned", &j->at_got);
-            if (j->kind == KIND_tie_other_way && j->at_expected.valid && j->at_got.valid)
-                put(&t, "  the two input values are equal: a tie-rule difference (SEMANTICS D3)\n");
         }
+        if (j->why) /* the evidence for the kind's root cause */
+            put(&t, "  %s\n", j->why);
         explain_classes(&t, r);
     }
     if (replay && j->verdict != VERDICT_SKIP)

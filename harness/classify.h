@@ -1,12 +1,16 @@
 /*
  * classify.h: turning one differential execution into a verdict and, for a mismatch, a
- * kind that names the likely bug: the index at the tie the other way, padding that won,
- * NaN handled differently...  A thousand failures of one bug then share one signature.
+ * kind that names the root cause when the evidence shows one: a running extreme that cannot
+ * select the type's extreme, the tie the other way, padding that won, a value read from
+ * outside the window, values compared narrowed...  A thousand failures of one bug then
+ * share one signature, whatever the case's window or data type.
  *
- * Judging follows SEMANTICS.md: an element whose answer depends on a NaN (class nan), on
- * fp32 denormal flushing (class denormal) or that pools a window entirely in padding (class
- * padding_window) is not judged unless strict; a case whose every differing element is
- * unjudged is "unspecified", not "fail".  A device that may flush fp32 denormals passes an
+ * Judging follows SEMANTICS.md: an element whose answer a NaN decided (class nan), that
+ * fp32 denormal flushing changes (class denormal) or that pools a window entirely in padding
+ * (class padding_window) is not judged unless strict, or unless its evidence is wrong under
+ * every policy (an index outside the window, an output never written, a number returned
+ * although another number beats it...); a case whose every differing element is unjudged
+ * is "unspecified", not "fail".  A device that may flush fp32 denormals passes an
  * element that matches the flushed-input answer (SEMANTICS D6).
  */
 #ifndef DMLCHECK_CLASSIFY_H
@@ -21,9 +25,15 @@
 
 /* Every failure kind, one row each: X(name) for the kinds the harness reads from an answer
  * or a dead worker, F(name, STATUS) for a run's findings (backend.h RUN_FINDINGS, whose rows
- * are these kinds' only definition). */
+ * are these kinds' only definition).  The kinds of a wrong answer name its root cause when
+ * the evidence shows one (classify.c's table `explanations` says how each is detected;
+ * docs/SEMANTICS.md "Failure kinds" says what each means), else the generic wrong_index or
+ * value_bits_differ.  Kinds are stored by name: a name, once written to a database, stays
+ * in this list so that old databases still report. */
 #define MISMATCH_KINDS(X, F)                                                                  \
     X(wrong_index) X(tie_other_way) X(padding_selected) X(value_bits_differ) X(nan_handling)  \
+    X(extreme_not_selectable) X(signed_zero_tie) X(value_not_in_window)                       \
+    X(index_out_of_window) X(nan_breaks_order) X(narrowed_integer) X(output_not_written)      \
     RUN_FINDINGS(F) X(backend_error) X(crash) X(hang)                                         \
     X(rejected_valid) X(unsupported_required) X(accepted_invalid)
 
@@ -56,6 +66,9 @@ typedef struct picked_input {
 typedef struct judgement {
     verdict verdict;
     mismatch_kind kind;     /* KIND_NONE for pass/skip/error */
+    const char *why;        /* the evidence behind a root-cause kind, one sentence; NULL */
+    unsigned classes;       /* CASE_CLASS_* of the differing elements examined (nan: a NaN
+                             * decided one of their answers) */
     uint64_t count;         /* differing logical elements */
     bool has_first;         /* `first` names the element the kind was read from */
     mismatch first;

@@ -678,7 +678,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ch
         .input_strides = in_strides, .output_sizes = out_sizes, .params = params,
         .axis_kind = axis_kind(c), .layout = gen_layout_name(sc->info.layout),
         .distribution = gen_distribution_name(sc->info.dist),
-        .classes = case_classes_str(sc->oracle.classes, classes, sizeof classes),
+        .classes = case_classes_str(res->classes, classes, sizeof classes),
         .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
     };

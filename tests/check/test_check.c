@@ -221,6 +221,22 @@ static void test_device_findings(tap *t)
     }
 }
 
+/* Databases store kinds by name: every name an older version wrote still reads back. */
+static void test_old_kind_names(tap *t)
+{
+    static const char *const written_before[] = {
+        "wrong_index", "tie_other_way", "padding_selected", "value_bits_differ", "nan_handling",
+        "out_of_bounds_write", "input_modified", "invalid_access", "data_race", "uninitialised_read",
+        "backend_error", "crash", "hang", "rejected_valid", "unsupported_required", "accepted_invalid",
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof written_before / sizeof written_before[0]; i++) {
+        mismatch_kind k = mismatch_kind_from_name(written_before[i]);
+        ok = ok && k < KIND_COUNT && !strcmp(mismatch_kind_name(k), written_before[i]);
+    }
+    tap_ok(t, ok, "check_kind_names_written_before_root_causes_still_read_back");
+}
+
 /* The runner's split: the oracle here, the answer from elsewhere (a worker that died). */
 static void test_halves(tap *t)
 {
@@ -282,8 +298,9 @@ static void test_denormals(tap *t)
     fake.patch_logical = 0;
     fake.patch_bits = 7; /* neither answer: no such input element */
     r = run_check(FAULT_PATCH, &c, &flushing, NULL, text, sizeof text);
-    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_wrong_index, 1, "the returned index names no input element",
-                     NULL), "check_flushing_device_with_a_third_answer_fails_an_exact_check");
+    tap_ok(t, expect(&r, text, VERDICT_FAIL, KIND_index_out_of_window, 1,
+                     "the returned index names no input element", NULL),
+           "check_flushing_device_with_a_third_answer_fails_an_exact_check");
     case_free(&c);
 }
 
@@ -365,6 +382,261 @@ static void test_explanation(tap *t)
                      "indices[0,0,0,0] (logical element 0): expected 0, got 1",
                      "  input at the returned index: input[0,0,0,1] (flat 1) = 0x1.4p+2 (0x40a00000)\n"),
            "check_explains_a_pooling_index_mismatch_with_the_window_elements");
+    case_free(&c);
+}
+
+/* ---- Root causes: each planted in the fake's answer, each read back as its kind ------- */
+
+/* ARGMIN or ARGMAX of n raw values of type t along one axis. */
+static void arg_values(dml_case *c, op_id op, DML_TENSOR_DATA_TYPE t, DML_AXIS_DIRECTION direction,
+                       const uint64_t *bits, UINT n)
+{
+    UINT sizes[1] = { n }, axes[1] = { 0 };
+    case_init(c);
+    cb_arg_case(c, op, t, 1, sizes, NULL, 1, axes, direction, DML_TENSOR_DATA_TYPE_UINT32);
+    cb_alloc_input(c);
+    for (UINT i = 0; i < n; i++)
+        cb_set_input(c, i, bits[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+/* 1x1x1xW FLOAT32 pooling along W (window, stride, start padding), UINT32 indices. */
+static void pool_row(dml_case *c, const uint64_t *bits, UINT w, UINT window, UINT stride, UINT start)
+{
+    UINT sizes[4] = { 1, 1, 1, w }, out[2] = { 1, 0 };
+    cb_pool_axis axes[2] = { { 1, 1, 0, 0, 1 }, { window, stride, start, 0, 1 } };
+    out[1] = cb_pool_out_size(w, &axes[1], false);
+    case_init(c);
+    cb_pool_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL, axes, out, DML_TENSOR_DATA_TYPE_UINT32);
+    cb_alloc_input(c);
+    for (UINT i = 0; i < w; i++)
+        cb_set_input(c, i, bits[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+#define F32_NEG_INF 0xff800000u
+#define F32_NEG_MAX 0xff7fffffu /* -FLT_MAX */
+#define F32_NAN 0x7fc00000u
+#define F32_NEG_ZERO 0x80000000u
+
+static void argmax_min_float_values(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_INF, F32_NEG_MAX }; /* -FLT_MAX (index 1) wins */
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 2);
+}
+
+static void pool_all_minus_inf(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_INF, F32_NEG_INF };
+    pool_row(c, v, 2, 2, 2, 0);
+}
+
+static void argmax_signed_zeros(dml_case *c)
+{
+    static const uint64_t v[3] = { F32_NEG_ZERO, 0, F32_NEG_ZERO }; /* the first, -0, wins (D3) */
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 3);
+}
+
+/* {+0, -0} pooled by one window, no indices: +0 (the first) wins. */
+static void pool_plus_then_minus_zero(dml_case *c)
+{
+    static const uint64_t v[2] = { 0, F32_NEG_ZERO };
+    UINT sizes[4] = { 1, 1, 1, 2 }, out[2] = { 1, 1 };
+    cb_pool_axis axes[2] = { { 1, 1, 0, 0, 1 }, { 2, 2, 0, 0, 1 } };
+    case_init(c);
+    cb_pool_case(c, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL, axes, out, DML_TENSOR_DATA_TYPE_UNKNOWN);
+    cb_alloc_input(c);
+    for (UINT i = 0; i < 2; i++)
+        cb_set_input(c, i, v[i]);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+}
+
+static void argmax_zeros_tie(dml_case *c)
+{
+    static const uint64_t v[2] = { 0, F32_NEG_ZERO };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 2);
+}
+
+static void argmax_three_ties(dml_case *c)
+{
+    static const uint64_t v[3] = { 0x40400000, 0x40400000, 0x40400000 };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 3);
+}
+
+/* {pad, -3 | -3, -4}: window 2, stride 1, one position of start padding: -3 twice. */
+static void pool_padded_negatives(dml_case *c)
+{
+    static const uint64_t v[2] = { 0xc0400000, 0xc0800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad, +0 | +0, -1}: +0 at index 0 in both windows. */
+static void pool_padded_zero(dml_case *c)
+{
+    static const uint64_t v[2] = { 0, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad, -0, +0}: window 3, one position of start padding: -0 at index 0. */
+static void pool_padded_signed_zeros(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_ZERO, 0 };
+    pool_row(c, v, 2, 3, 1, 1);
+}
+
+/* {pad, NaN | NaN, -1}: the first window's answer is the NaN (class nan). */
+static void pool_padded_nan(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NAN, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad, -inf | -inf, -1}: the first window's answer is -inf. */
+static void pool_padded_minus_inf(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NEG_INF, 0xbf800000 };
+    pool_row(c, v, 2, 2, 1, 1);
+}
+
+/* {pad | 7}: the first window lies wholly in padding (class padding_window). */
+static void pool_all_padding_window(dml_case *c)
+{
+    static const uint64_t v[1] = { 0x40e00000 };
+    pool_row(c, v, 1, 1, 1, 1);
+}
+
+/* {3, NaN, 1, 2}: 3 wins (policy ignore); NaN splits the numbers into runs {3} and {1, 2}. */
+static void argmax_nan_split(dml_case *c)
+{
+    static const uint64_t v[4] = { 0x40400000, F32_NAN, 0x3f800000, 0x40000000 };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 4);
+}
+
+/* {NaN, 1, 5, 3}: 5 wins; the NaN decides nothing a wrong index returns. */
+static void argmax_nan_first(dml_case *c)
+{
+    static const uint64_t v[4] = { F32_NAN, 0x3f800000, 0x40a00000, 0x40400000 };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_FLOAT32, DML_AXIS_DIRECTION_INCREASING, v, 4);
+}
+
+/* UINT32 {2^31, 5}: 2^31 wins; read as INT32 it is the smallest, so the narrowed winner is
+ * also the reversed order's (ARGMIN's): no evidence of narrowing. */
+static void argmax_uint32_high_bit_pair(dml_case *c)
+{
+    static const uint64_t v[2] = { 0x80000000, 5 };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_UINT32, DML_AXIS_DIRECTION_INCREASING, v, 2);
+}
+
+/* {NaN, 2} pooled by one window with indices: 2 at index 1 (policy ignore). */
+static void pool_nan_window(dml_case *c)
+{
+    static const uint64_t v[2] = { F32_NAN, 0x40000000 };
+    pool_row(c, v, 2, 2, 2, 0);
+}
+
+/* UINT32 {2^31-1, 2^31, 1}: 2^31 wins; read as INT32 it is negative and 2^31-1 wins. */
+static void argmax_uint32_high_bit(dml_case *c)
+{
+    static const uint64_t v[3] = { 0x7fffffff, 0x80000000, 1 };
+    arg_values(c, OP_ARGMAX, DML_TENSOR_DATA_TYPE_UINT32, DML_AXIS_DIRECTION_INCREASING, v, 3);
+}
+
+typedef struct planted {
+    const char *name;
+    void (*build)(dml_case *c);
+    bool indices;             /* the fault patches the indices tensor instead of the output */
+    uint64_t logical, bits;   /* the element patched and the bits written */
+    verdict verdict;
+    mismatch_kind kind;
+} planted;
+
+/* One row per root cause (docs/SEMANTICS.md "Failure kinds"), and the neighbours it must not
+ * be mistaken for. */
+static const planted planted_causes[] = {
+    { "extreme_not_selectable_index_left_at_0", argmax_min_float_values, false, 0, 0,
+      VERDICT_FAIL, KIND_extreme_not_selectable },
+    { "extreme_not_selectable_seed_returned", pool_all_minus_inf, false, 0, F32_NEG_MAX,
+      VERDICT_FAIL, KIND_extreme_not_selectable },
+    { "extreme_not_selectable_index_never_set", pool_all_minus_inf, true, 0, 0xffffffff,
+      VERDICT_FAIL, KIND_extreme_not_selectable },
+    { "signed_zero_tie_plus_zero_for_minus_zero", argmax_signed_zeros, false, 0, 1,
+      VERDICT_FAIL, KIND_signed_zero_tie },
+    { "signed_zero_tie_pooled_minus_zero_for_plus_zero", pool_plus_then_minus_zero, false, 0, F32_NEG_ZERO,
+      VERDICT_FAIL, KIND_signed_zero_tie },
+    { "tie_other_way_zeros_at_both_ends", argmax_zeros_tie, false, 0, 1, VERDICT_FAIL, KIND_tie_other_way },
+    { "tie_other_way_needs_the_other_end", argmax_three_ties, false, 0, 1, VERDICT_FAIL, KIND_wrong_index },
+    { "tie_other_way_at_the_other_end", argmax_three_ties, false, 0, 2, VERDICT_FAIL, KIND_tie_other_way },
+    { "value_not_in_window_beside_padding", pool_padded_negatives, false, 0, 0xc0800000,
+      VERDICT_FAIL, KIND_value_not_in_window },
+    { "padding_selected_zero", pool_padded_negatives, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_by_its_index", pool_padded_zero, true, 0, 1, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_when_its_index_names_another_zero", pool_padded_signed_zeros, false, 0, 0,
+      VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_judged_in_class_nan", pool_padded_nan, false, 0, 0, VERDICT_FAIL, KIND_padding_selected },
+    { "padding_selected_in_a_window_of_minus_inf", pool_padded_minus_inf, false, 0, 0,
+      VERDICT_FAIL, KIND_padding_selected },
+    { "value_not_in_window_minus_zero_for_a_zero", pool_padded_negatives, false, 0, F32_NEG_ZERO,
+      VERDICT_FAIL, KIND_value_not_in_window },
+    { "index_out_of_window", pool_padded_negatives, true, 0, 1, VERDICT_FAIL, KIND_index_out_of_window },
+    { "index_out_of_window_in_a_padding_window", pool_all_padding_window, true, 0, 0,
+      VERDICT_FAIL, KIND_index_out_of_window },
+    { "padding_window_index_naming_nothing_stays_unspecified", pool_all_padding_window, true, 0, 0xfffffffe,
+      VERDICT_UNSPECIFIED, KIND_wrong_index },
+    { "padding_window_value_stays_unspecified", pool_all_padding_window, false, 0, 0,
+      VERDICT_UNSPECIFIED, KIND_padding_selected },
+    { "nan_breaks_order_judged_in_class_nan", argmax_nan_split, false, 0, 3,
+      VERDICT_FAIL, KIND_nan_breaks_order },
+    { "nan_policy_difference_stays_unspecified", argmax_nan_split, false, 0, 1,
+      VERDICT_UNSPECIFIED, KIND_nan_handling },
+    { "nan_present_but_not_deciding_is_judged", argmax_nan_first, false, 0, 3,
+      VERDICT_FAIL, KIND_wrong_index },
+    { "narrowed_integer_uint32_as_int32", argmax_uint32_high_bit, false, 0, 0,
+      VERDICT_FAIL, KIND_narrowed_integer },
+    { "narrowed_integer_not_for_the_reversed_order", argmax_uint32_high_bit_pair, false, 0, 1,
+      VERDICT_FAIL, KIND_wrong_index },
+    { "index_disagreeing_with_the_value_judged_in_class_nan", pool_nan_window, false, 0, F32_NAN,
+      VERDICT_FAIL, KIND_wrong_index },
+    { "output_not_written_index", argmax_three_ties, false, 0, 0xa5a5a5a5,
+      VERDICT_FAIL, KIND_output_not_written },
+    { "output_not_written_value", pool_padded_negatives, false, 1, 0xa5a5a5a5,
+      VERDICT_FAIL, KIND_output_not_written },
+};
+
+static void test_root_causes(tap *t)
+{
+    char text[4096];
+    check_options opt = options(false, false);
+    for (size_t i = 0; i < sizeof planted_causes / sizeof planted_causes[0]; i++) {
+        const planted *p = &planted_causes[i];
+        dml_case c;
+        p->build(&c);
+        fake.patch_indices = p->indices;
+        fake.patch_logical = p->logical;
+        fake.patch_bits = p->bits;
+        check_result r = run_check(FAULT_PATCH, &c, &opt, NULL, text, sizeof text);
+        tap_ok(t, expect(&r, text, p->verdict, p->kind, p->verdict == VERDICT_FAIL, NULL, NULL),
+               "check_kind_%s", p->name);
+        case_free(&c);
+    }
+}
+
+/* A differing case is class nan only when a NaN decided a differing element. */
+static void test_nan_class_names_only_deciding_nans(tap *t)
+{
+    char text[4096];
+    check_options opt = options(false, false);
+    dml_case c;
+    argmax_nan_first(&c);
+    fake.patch_indices = false;
+    fake.patch_logical = 0;
+    fake.patch_bits = 3; /* 3 for 5: no NaN involved */
+    check_result r = run_check(FAULT_PATCH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, !(r.classes & CASE_CLASS_NAN) && !strstr(text, "case classes: nan"),
+           "check_nan_elsewhere_in_a_case_is_not_its_class");
+    fake.patch_bits = 0; /* the NaN for 5: the NaN decided the answer */
+    r = run_check(FAULT_PATCH, &c, &opt, NULL, text, sizeof text);
+    tap_ok(t, (r.classes & CASE_CLASS_NAN) && strstr(text, "case classes: nan"),
+           "check_nan_that_decided_an_answer_is_the_case_s_class");
     case_free(&c);
 }
 
@@ -478,10 +750,13 @@ int main(void)
     tap_plan(&t, 0);
     test_statuses(&t);
     test_device_findings(&t);
+    test_old_kind_names(&t);
     test_halves(&t);
     test_denormals(&t);
     test_case_file(&t);
     test_explanation(&t);
+    test_root_causes(&t);
+    test_nan_class_names_only_deciding_nans(&t);
     test_runner_lines(&t);
     test_replay_words(&t);
     return tap_done(&t);
