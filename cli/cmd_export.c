@@ -2,13 +2,18 @@
  * cmd_export.c: `dmlcheck export gN:SEED:INDEX > case.json`: regenerates one case (with the
  * generator version and options the run used, checked as replay checks them) and writes it as a case file whose expected outputs are
  * the reference's, so `dmlcheck exec case.json` checks any backend against it.  No backend
- * runs here.
+ * runs here.  `dmlcheck export --family N` writes instead the smallest case shrinking stored
+ * for family N of a results database (the numbering `run` and `report` print).
  */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "casefile.h"
+#include "families.h"
 #include "reference.h"
 #include "runner.h"
 #include "worker.h"
@@ -18,10 +23,14 @@ int cmd_export(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
+        "usage: dmlcheck export --family N [--db FILE] [--run ID | --all] > case.json\n"
+        "       dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
         "                       [--max-elements N] [--reject-rate R] [--nan-policy ignore|propagate]\n"
         "                       [--db FILE] > case.json\n\n"
-        "Writes case gN:SEED:INDEX as a case file with the reference's expected outputs.\n"
+        "--family N writes the smallest case shrinking stored for family N (numbered as `run`\n"
+        "and `report` number them) of the latest run of --db (default dmlcheck.sqlite), of run\n"
+        "ID, or of every run.  Writes case gN:SEED:INDEX as a case file with the reference's\n"
+        "expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
         "options can be reused) and ignored.\n\n"
         "gN is the generator version that drew the case; this dmlcheck draws versions %d to %d\n"
@@ -30,8 +39,90 @@ static void usage(FILE *f)
         "`dmlcheck replay --help` describes.\n", GEN_OLDEST_VERSION, GEN_VERSION, GEN_VERSION);
 }
 
+/* A positive decimal number: a family number or a run id. */
+static bool parse_positive(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || end == text || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int export_family(int64_t number, const char *db, int64_t run_id, bool all_runs)
+{
+    family_list fams;
+    dmlc_error err;
+    if (!families_read_file(db, run_id, all_runs, &fams, &err)) {
+        fprintf(stderr, "dmlcheck export: %s\n", err.msg);
+        return 2;
+    }
+    int code = 2;
+    if ((size_t)number > fams.count)
+        fprintf(stderr, "dmlcheck export: %s has %zu families in the runs read, no family %" PRId64
+                        "\n", db, fams.count, number);
+    else if (!fams.items[number - 1].shrunk_case)
+        fprintf(stderr, "dmlcheck export: family %" PRId64 " (%s %s %s) has no shrunk case: its "
+                        "run did not shrink it (--shrink-budget 0, its time limit, or a stop); "
+                        "export its smallest case by id, as `run` printed it\n", number,
+                fams.items[number - 1].verdict, fams.items[number - 1].kind, fams.items[number - 1].op);
+    else if (printf("%s\n", fams.items[number - 1].shrunk_case) > 0 && fflush(stdout) == 0)
+        code = 0;
+    else
+        perror("dmlcheck export: writing the case file");
+    families_free(&fams);
+    return code;
+}
+
+/* `export --family N [--db FILE] [--run ID | --all]`; -1 when argv is no --family command. */
+static int family_command(int argc, char **argv)
+{
+    bool family = false;
+    for (int i = 1; i < argc && !family; i++)
+        family = !strcmp(argv[i], "--family") || !strncmp(argv[i], "--family=", 9);
+    if (!family)
+        return -1;
+    static const struct option options[] = {
+        { "family", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
+        { "run", required_argument, NULL, 'r' },     { "all", no_argument, NULL, 'a' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int64_t number = 0, run_id = 0;
+    const char *db = "dmlcheck.sqlite";
+    bool all_runs = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        bool ok = c == 'd' || c == 'a' || (c == 'f' && parse_positive(optarg, &number))
+                  || (c == 'r' && parse_positive(optarg, &run_id));
+        if (c == 'd')
+            db = optarg;
+        all_runs |= c == 'a';
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "dmlcheck export: --family takes a family number, --run a run id; "
+                            "with --family, only --db, --run and --all apply\n");
+            return 2;
+        }
+    }
+    if (optind < argc || (all_runs && run_id)) {
+        fprintf(stderr, "dmlcheck export: --family N takes no case id, and --run and --all "
+                        "exclude each other\n");
+        return 2;
+    }
+    return export_family(number, db, run_id, all_runs);
+}
+
 int cmd_export(int argc, char **argv)
 {
+    int by_family = family_command(argc, argv);
+    if (by_family >= 0)
+        return by_family;
     runner_options o;
     runner_options_default(&o);
     uint64_t case_index;

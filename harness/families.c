@@ -53,17 +53,19 @@ typedef struct reader {
     int64_t lo, hi;
     dmlc_error *err;
     char module_of[512]; /* SQL: c.op's operator family, from op_table */
+    char module_of_signature[512]; /* the same of s.op */
 } reader;
 
-/* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END", and the operators of a family. */
-static void module_expression(char *buf, size_t size)
+/* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END" (of `column`), and the operators of a
+ * family. */
+static void module_expression(const char *column, char *buf, size_t size)
 {
-    size_t used = (size_t)snprintf(buf, size, "CASE c.op");
+    size_t used = (size_t)snprintf(buf, size, "CASE %s", column);
     for (int op = 0; op < OP_COUNT && used < size; op++)
         used += (size_t)snprintf(buf + used, size - used, " WHEN '%s' THEN '%s'", op_table[op].name,
                                  op_table[op].module_name);
     if (used < size)
-        snprintf(buf + used, size - used, " ELSE c.op END");
+        snprintf(buf + used, size - used, " ELSE %s END", column);
 }
 
 static void module_operators(const char *module, char *buf, size_t size)
@@ -204,6 +206,16 @@ static bool describe(const reader *rd, family *f)
         f->elements = (uint64_t)sqlite3_column_int64(s, 2);
     }
     sqlite3_finalize(s);
+    snprintf(sql, sizeof sql, "SELECT s.shrunk_case FROM signatures s"
+             " WHERE s.shrunk_case IS NOT NULL AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
+             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2"
+             " ORDER BY length(s.shrunk_case) LIMIT 1", rd->module_of_signature);
+    s = failed ? NULL : prepare(rd, sql, f);
+    if (!s)
+        return false;
+    if (step(rd, s, &failed) && !(f->shrunk_case = strdup(text_at(s, 0))))
+        failed = !err_set(rd->err, "out of memory reading a shrunk case");
+    sqlite3_finalize(s);
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
                        && d < sizeof dimensions / sizeof dimensions[0]; d++)
         failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));
@@ -225,9 +237,10 @@ static bool grow(family_list *l, size_t *cap)
 
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "" };
+    reader rd = { db, run_lo, run_hi, err, "", "" };
     char sql[1400];
-    module_expression(rd.module_of, sizeof rd.module_of);
+    module_expression("c.op", rd.module_of, sizeof rd.module_of);
+    module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
     *out = (family_list){ 0 };
     snprintf(sql, sizeof sql, "SELECT %s AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
              "results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2 "
@@ -262,6 +275,35 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
 
 void families_free(family_list *l)
 {
+    for (size_t i = 0; i < l->count; i++)
+        free(l->items[i].shrunk_case);
     free(l->items);
     *l = (family_list){ 0 };
+}
+
+bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_list *out,
+                        dmlc_error *err)
+{
+    sqlite3 *db = NULL;
+    *out = (family_list){ 0 };
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        err_set(err, "cannot open results database %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_busy_timeout(db, 10000); /* a run may be writing it */
+    sqlite3_stmt *s = NULL;
+    int64_t lo = run_id, hi = run_id;
+    bool ok = sqlite3_prepare_v2(db, "SELECT min(id), max(id) FROM runs", -1, &s, NULL) == SQLITE_OK
+              && sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 1) != SQLITE_NULL;
+    if (ok && (all_runs || !run_id)) {
+        lo = all_runs ? sqlite3_column_int64(s, 0) : sqlite3_column_int64(s, 1);
+        hi = sqlite3_column_int64(s, 1);
+    }
+    if (!ok)
+        err_set(err, "%s: no runs to read (%s)", path, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    ok = ok && families_find(db, lo, hi, out, err);
+    sqlite3_close(db);
+    return ok;
 }

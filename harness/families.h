@@ -31,6 +31,9 @@ typedef struct family {
     uint64_t case_index, elements;
     /* What its failures need, "; "-separated, "" when nothing sets them apart. */
     char needs[400];
+    /* The smallest case shrinking stored for one of its signatures (a case file, JSON, with
+     * the reference's expected outputs; `dmlcheck exec` runs it), or NULL: not shrunk. */
+    char *shrunk_case;
 } family;
 
 typedef struct family_list {
@@ -41,5 +44,9 @@ typedef struct family_list {
 /* The families of runs run_lo..run_hi of db (read-only use). */
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err);
 void families_free(family_list *l);
+/* The families of a results database file, opened read-only: run `run_id`, the latest run
+ * when 0, every run when all_runs. */
+bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_list *out,
+                        dmlc_error *err);
 
 #endif

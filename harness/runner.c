@@ -976,6 +976,15 @@ static void print_families(runner *r)
                 fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
                 fam->needs, fam->elements, case_name(r->o->seed, fam->case_index, name),
                 r->replay_args);
+        if (fam->shrunk_case) {
+            char line[RUNNER_REPLAY_LINE_MAX], number[24];
+            snprintf(number, sizeof number, "%zu", i + 1);
+            snprintf(line, sizeof line, "dmlcheck export --family %zu --run %" PRId64 " --db", i + 1,
+                     r->rep->run_id);
+            replay_append_arg(line, sizeof line, r->o->db_path);
+            fprintf(f, "    shrunk case (a case file for `dmlcheck exec`): %s > family-%s.json\n",
+                    line, number);
+        }
     }
     families_free(&fams);
 }

@@ -296,7 +296,15 @@ static void html_families(const report_model *m, FILE *out)
         esc(out, f->needs[0] ? f->needs : "-");
         fprintf(out, "</td><td><code>");
         esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
-        fprintf(out, "</code></td></tr>\n");
+        fprintf(out, "</code>");
+        if (f->shrunk_case) {
+            fprintf(out, "<details><summary>shrunk case</summary><pre>");
+            esc(out, f->shrunk_case);
+            fprintf(out, "</pre><code>");
+            esc(out, report_family_export_command(m, i, buf, sizeof buf));
+            fprintf(out, "</code></details>");
+        }
+        fprintf(out, "</td></tr>\n");
     }
     fprintf(out, "</table></div>\n</section>\n");
 }

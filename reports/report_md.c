@@ -109,6 +109,22 @@ static void md_verdicts(const report_model *m, FILE *out)
     }
 }
 
+/* The shrunk cases small enough to read inline (a few elements, as shrinking leaves most). */
+#define SHRUNK_INLINE_MAX 1500
+#define SUMMARY_SHRUNK_INLINE 5
+
+static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
+{
+    for (size_t i = 0; i < shown; i++) {
+        const char *json = m->families.items[i].shrunk_case;
+        if (!json || strlen(json) > SHRUNK_INLINE_MAX)
+            continue;
+        fprintf(out, "Family %zu, shrunk:\n\n```json\n", i + 1);
+        md_code_line(out, json);
+        fprintf(out, "```\n\n");
+    }
+}
+
 /* One row per family (families.h) and the replay command of each one's smallest case;
  * `limit` rows at most (the summary's budget), 0 for all. */
 static void md_families(const report_model *m, size_t limit, FILE *out)
@@ -135,16 +151,20 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
     }
     if (shown < fl->count)
         fprintf(out, "\n... and %zu more families: the full report lists them.\n", fl->count - shown);
-    fprintf(out, "\nThe smallest case of each family:\n\n```sh\n");
+    fprintf(out, "\nThe smallest case of each family, and the smallest shrinking found (a case "
+                 "file: `dmlcheck exec --backend ... case.json` runs it):\n\n```sh\n");
     for (size_t i = 0; i < shown; i++) {
         const report_signature *s = report_family_signature(m, &fl->items[i]);
         char buf[512];
-        if (s) {
-            fprintf(out, "# %zu\n", i + 1);
+        fprintf(out, "# %zu\n", i + 1);
+        if (s)
             md_code_line(out, report_replay_command(s, buf, sizeof buf));
-        }
+        if (fl->items[i].shrunk_case)
+            md_code_line(out, report_family_export_command(m, i, buf, sizeof buf));
     }
     fprintf(out, "```\n\n");
+    /* The summary inlines the first few: it must stay under its size. */
+    md_shrunk_cases(m, limit && shown > SUMMARY_SHRUNK_INLINE ? SUMMARY_SHRUNK_INLINE : shown, out);
 }
 
 static void md_matrix(const report_model *m, FILE *out)

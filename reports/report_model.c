@@ -715,6 +715,20 @@ const char *report_family_status(const report_model *m, const family *f)
     return "expected";
 }
 
+const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size)
+{
+    char selection[48];
+    if (m->run_count == 1)
+        snprintf(selection, sizeof selection, "--run %" PRId64, m->runs[0].id);
+    else
+        snprintf(selection, sizeof selection, "--all");
+    snprintf(buf, size, "dmlcheck export --family %zu %s --db", i + 1, selection);
+    replay_append_arg(buf, size, m->deterministic || !m->db_path ? "dmlcheck.sqlite" : m->db_path);
+    size_t used = strlen(buf);
+    snprintf(buf + used, size - used, " > family-%zu.json", i + 1);
+    return buf;
+}
+
 bool report_model_has_unexpected_failures(const report_model *m)
 {
     for (size_t i = 0; i < m->cell_count; i++)

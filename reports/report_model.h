@@ -209,6 +209,9 @@ const char *report_baseline_counts(const report_model *m, char *buf, size_t size
 const report_signature *report_family_signature(const report_model *m, const family *f);
 /* "FAIL", "expected" (every signature of it is a known bug) or "differs" (unspecified). */
 const char *report_family_status(const report_model *m, const family *f);
+/* "dmlcheck export --family N --db FILE [--run ID | --all] > family-N.json" for family index
+ * i (0-based) of the report's selection, quoted for the shell. */
+const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size);
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);

@@ -39,9 +39,22 @@ check "bug_rank8_is_one_family_needing_rank_8" \
     eval '[ "$(judged_families)" = 1 ] && grep -q "^  family 1: fail .*ARGMIN/ARGMAX.*needs: .*rank >= 8" "$tmp/out"'
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example,bug=ties" --types FLOAT32 --cases 10000 --seed 1 \
-    --shrink-budget 0 --db "$tmp/db.sqlite"
+    --db "$tmp/db.sqlite"
 check "bug_ties_is_one_family_needing_increasing" \
     eval '[ "$(judged_families)" = 1 ] && grep -q "^  family 1: fail tie_other_way ARGMIN/ARGMAX, .*needs: only direction INCREASING" "$tmp/out"'
+# The family's shrunk case: the printed command writes a case file that fails the buggy
+# plug-in with the family's kind and passes the reference.
+export_line=$(sed -n 's/^    shrunk case (a case file for `dmlcheck exec`): \(dmlcheck export --family 1 .*\) > family-1.json$/\1/p' "$tmp/out" | head -n 1)
+eval "run $(printf '%s' "$export_line" | sed 's/^dmlcheck //')"
+cp "$tmp/out" "$tmp/family-1.json"
+check "export_family_writes_the_shrunk_case" \
+    eval 'rc_is 0 && [ -n "$export_line" ] && grep -q "\"expected\"" "$tmp/family-1.json"'
+run exec --backend "plugin:$example,bug=ties" "$tmp/family-1.json"
+check "the_shrunk_case_fails_the_bug_with_its_kind" eval 'rc_is 1 && err_has "fail: tie_other_way"'
+run exec --backend reference "$tmp/family-1.json"
+check "the_shrunk_case_passes_the_reference" rc_is 0
+run export --family 99 --db "$tmp/db.sqlite"
+check "export_of_a_missing_family_is_refused" eval 'rc_is 2 && err_has "no family 99"'
 run report --db "$tmp/db.sqlite" --summary
 check "the_report_has_the_same_family" \
     eval "grep -F '| 1 | FAIL | ARGMIN/ARGMAX | tie\\_other\\_way |' \"\$tmp/out\" | grep -qF 'only direction INCREASING |'"
