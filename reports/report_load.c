@@ -43,6 +43,7 @@ typedef enum load_query {
     Q_COV_DISTRIBUTION,
     Q_COV_CLASSES,
     Q_COV_PARAMS,
+    Q_CELL_SKIPS,
     Q_COUNT
 } load_query;
 
@@ -61,6 +62,12 @@ static const char *const load_sql[Q_COUNT] = {
         " r.cases_done, r.strict, d.platform, d.device, d.driver, d.c_version, d.fp_config"
         " FROM runs r LEFT JOIN devices d ON d.id = r.device_id"
         " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id",
+    /* Why cells' cases were skipped, the most common reason first. */
+    [Q_CELL_SKIPS] =
+        "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, x.detail,"
+        " count(*) FROM cases c JOIN results x ON x.case_id = c.id"
+        " WHERE c.run_id BETWEEN ?1 AND ?2 AND x.verdict = 'skip' AND x.detail IS NOT NULL"
+        " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 7 DESC",
     [Q_CELLS] =
         "SELECT feature_level, op, input_type, output_type, indices_type, sum(cases),"
         " sum(passed), sum(failed), sum(unspecified), sum(skipped), sum(errors)"
@@ -293,6 +300,27 @@ static bool parse_key(const char *fl, const char *op, const char *in, const char
     return true;
 }
 
+/* Each cell's most common skip reason (the query orders by count). */
+static bool load_skip_reasons(report_db *d, report_model *m, int64_t lo, int64_t hi, dmlc_error *err)
+{
+    bool failed = false;
+    sqlite3_stmt *s = query(d, Q_CELL_SKIPS, lo, hi, err);
+    if (!s)
+        return false;
+    while (next_row(d, s, &failed, err)) {
+        report_cell_key k;
+        if (!parse_key(col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3),
+                       col_text(s, 4), &k, err))
+            return false;
+        report_cell *c = report_model_cell(m, &k);
+        if (!c)
+            return err_set(err, "out of memory");
+        if (!c->skip_reason && !(c->skip_reason = report_strdup(col_text(s, 5))))
+            return err_set(err, "out of memory");
+    }
+    return !failed;
+}
+
 static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dmlc_error *err)
 {
     bool failed = false;
@@ -314,7 +342,7 @@ static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dm
         c->n.skipped += col_u64(s, 9);
         c->n.errors += col_u64(s, 10);
     }
-    return !failed;
+    return !failed && load_skip_reasons(d, m, lo, hi, err);
 }
 
 /* "--max-elements 4096" from "dmlcheck replay g2:7:12 --backend opencl --max-elements 4096":

@@ -75,6 +75,8 @@ void report_model_free(report_model *m)
     free(m->db_path);
     free(m->selection);
     free(m->baseline);
+    for (size_t i = 0; i < m->cell_count; i++)
+        free(m->cells[i].skip_reason);
     free(m->cells);
     for (size_t i = 0; i < m->coverage_count; i++) {
         free(m->coverage[i].dimension);
@@ -360,7 +362,9 @@ const char *report_bound_text(const report_cell *c, char *buf, size_t size)
 {
     uint64_t judged = c->n.passed + c->n.failed;
     char pct[32], obs[32];
-    if (judged == 0)
+    if (judged == 0 && c->skip_reason)
+        snprintf(buf, size, "no judged cases: %" PRIu64 " skipped (%s)", c->n.skipped, c->skip_reason);
+    else if (judged == 0)
         snprintf(buf, size, "no judged cases");
     else if (c->n.failed == 0)
         snprintf(buf, size, "failure rate < %s at 95%% confidence (%" PRIu64 " of %" PRIu64
@@ -889,6 +893,22 @@ void report_md_escape(FILE *out, const char *s)
 /* ---- expectations file -------------------------------------------------------------- */
 /* (report_expectations_load is in report_load.c with the other readers.) */
 
+/* "; 9 of them ran none of their cases (the backend skipped every one)": an INSUFFICIENT
+ * level whose cells were never run reads differently from one that only needs a longer run. */
+static void append_not_run(const report_model *m, const report_verdict *v, char *buf, size_t size)
+{
+    size_t none = 0;
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell *c = &m->cells[i];
+        none += c->key.fl == v->fl && c->required && c->status == REPORT_CELL_FEW
+                && c->n.passed + c->n.failed == 0 && c->n.skipped > 0;
+    }
+    size_t used = strlen(buf);
+    if (none)
+        snprintf(buf + used, size - used, "; %zu of them ran none of their cases (the backend "
+                 "skipped every one; the matrix says why)", none);
+}
+
 const char *report_verdict_text(const report_model *m, const report_verdict *v, char *buf,
                                 size_t size)
 {
@@ -918,6 +938,7 @@ const char *report_verdict_text(const report_model *m, const report_verdict *v, 
         else
             snprintf(buf, size, "no failure, but %zu of %zu required cells have fewer than %u "
                      "judged cases", v->few_cells, v->required_cells, m->min_cases);
+        append_not_run(m, v, buf, size);
         break;
     case REPORT_VERDICT_NOT_TESTED:
         snprintf(buf, size, "no case was generated at this level");

@@ -75,6 +75,9 @@ typedef struct report_cell {
     bool required;              /* the feature level allows (so requires) this combination */
     report_cell_status status;  /* set by report_model_finish */
     double failure_bound;       /* 95% upper bound on the failure rate; 1 when nothing judged */
+    /* Why its cases did not run: the most common detail of its skipped cases ("the plug-in
+     * does not claim FLOAT16 inputs"), or NULL. */
+    char *skip_reason;
     report_mark mark;
 } report_cell;
 

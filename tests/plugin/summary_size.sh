@@ -25,6 +25,10 @@ check "summary_lists_or_counts_every_failing_signature" \
 line=$(sed -n '/^Replay the largest:/,/^```$/p' "$tmp/out" | grep -m1 '^dmlcheck replay ' | sed 's/^dmlcheck //')
 eval "run $line"
 check "its_first_replay_command_reproduces_a_failure" eval 'rc_is 1 && out_has "verdict: fail"'
+# Cells the plug-in never ran say why (it claims only FLOAT32), not just "too few cases".
+run report --db "$db" --summary
+check "cells_not_run_say_why" \
+    eval 'out_has "no judged cases:" && out_has "skipped (the plug-in does not claim FLOAT16 inputs)" && out_has "ran none of their cases"'
 run report --db "$db" --summary --format html
 check "summary_is_markdown_only" eval 'rc_is 2 && err_has "--summary is Markdown"'
 finish
