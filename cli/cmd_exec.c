@@ -80,7 +80,7 @@ static void usage(FILE *f)
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
             "  --case-timeout MS    one file on the backend longer than this is a hang (default\n"
-            "                       %u, as in run)\n"
+            "                       %u, as in run), plus 10 us per input element\n"
             "  -h, --help           this text\n\n"
             "The backend runs in a worker process, as in `dmlcheck run`: a backend that crashes or\n"
             "hangs on a file fails that file (kind crash or hang), the worker is restarted and the\n"

@@ -453,12 +453,21 @@ static bool abandon_for_stop(worker *w, dmlc_error *err)
     return err_set(err, "stopped while waiting for the backend's answer");
 }
 
-static bool died(worker *w, worker_answer *a, mismatch_kind kind)
+unsigned worker_case_limit_ms(const worker_config *cfg, const dml_case *c)
+{
+    uint64_t extra_ms = case_tensor_elements(&c->input) * WORKER_CASE_US_PER_ELEMENT / 1000;
+    uint64_t limit = (uint64_t)cfg->case_timeout_ms + extra_ms;
+    return limit < UINT32_MAX ? (unsigned)limit : UINT32_MAX;
+}
+
+static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind)
 {
     a->died = kind;
     if (kind == KIND_hang) {
-        snprintf(a->message, sizeof a->message, "no answer within %u ms; worker killed",
-                 w->cfg.case_timeout_ms);
+        snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
+                 "+ %u us for each of %llu input elements); worker killed",
+                 worker_case_limit_ms(&w->cfg, c), w->cfg.case_timeout_ms,
+                 WORKER_CASE_US_PER_ELEMENT, (unsigned long long)case_tensor_elements(&c->input));
         reap(w, true, NULL, 0);
     } else {
         reap(w, false, a->message, sizeof a->message);
@@ -474,13 +483,13 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
-    double deadline = now_ms() + w->cfg.case_timeout_ms;
+    double deadline = now_ms() + worker_case_limit_ms(&w->cfg, c);
     answer_header h;
     int r = read_by(w, &h, sizeof h, deadline);
     if (r == READ_STOPPED)
         return abandon_for_stop(w, err);
     if (r <= 0)
-        return died(w, a, r == 0 ? KIND_hang : KIND_crash);
+        return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     if (h.magic != WIRE_MAGIC)
         return err_set(err, "the worker sent a malformed answer");
     a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
@@ -512,7 +521,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     }
     if (r <= 0) {
         worker_answer_free(a);
-        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, a, r == 0 ? KIND_hang : KIND_crash);
+        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     }
     return true;
 }
