@@ -32,7 +32,9 @@ bool check_prepare(const dml_case *c, const exec_options *exec, check_oracle *o,
     if (c->must_reject) /* no answer exists: the descriptor must be refused */
         return true;
     if (!case_outputs_alloc(&o->expected, c))
-        return err_set(err, "out of memory for the reference outputs");
+        return err_set(err, "out of memory: cannot allocate the reference outputs, %llu bytes",
+                       (unsigned long long)(case_tensor_bytes(&c->output)
+                           + (c->indices.present ? case_tensor_bytes(&c->indices) : 0)));
     /* Only fp32 denormals are ever flushed (SEMANTICS D6): other cases need no second answer. */
     bool fp32 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
     o->classes = ref_classify(c, exec, &o->expected, fp32 ? &o->flushed : NULL);

@@ -443,20 +443,25 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
     return READ_DONE;
 }
 
-/* The stop flag ended the wait: the case in flight is abandoned and the worker killed. */
-static bool abandon_for_stop(worker *w, dmlc_error *err)
+void worker_abandon(worker *w)
 {
     reap(w, true, NULL, 0);
     close_fd(&w->to_child);
     close_fd(&w->from_child);
     w->interrupted = true;
+}
+
+/* The stop flag ended the wait: the case in flight is abandoned and the worker killed. */
+static bool abandon_for_stop(worker *w, dmlc_error *err)
+{
+    worker_abandon(w);
     return err_set(err, "stopped while waiting for the backend's answer");
 }
 
-unsigned worker_case_limit_ms(const worker_config *cfg, const dml_case *c)
+unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c)
 {
     uint64_t extra_ms = case_tensor_elements(&c->input) * WORKER_CASE_US_PER_ELEMENT / 1000;
-    uint64_t limit = (uint64_t)cfg->case_timeout_ms + extra_ms;
+    uint64_t limit = (uint64_t)case_timeout_ms + extra_ms;
     return limit < UINT32_MAX ? (unsigned)limit : UINT32_MAX;
 }
 
@@ -466,7 +471,7 @@ static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind k
     if (kind == KIND_hang) {
         snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
                  "+ %u us for each of %llu input elements); worker killed",
-                 worker_case_limit_ms(&w->cfg, c), w->cfg.case_timeout_ms,
+                 worker_case_limit_ms(w->cfg.case_timeout_ms, c), w->cfg.case_timeout_ms,
                  WORKER_CASE_US_PER_ELEMENT, (unsigned long long)case_tensor_elements(&c->input));
         reap(w, true, NULL, 0);
     } else {
@@ -483,7 +488,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
-    double deadline = now_ms() + worker_case_limit_ms(&w->cfg, c);
+    double deadline = now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
     answer_header h;
     int r = read_by(w, &h, sizeof h, deadline);
     if (r == READ_STOPPED)
