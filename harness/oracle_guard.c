@@ -172,16 +172,20 @@ static bool prepare_in_child(const dml_case *c, const exec_options *exec,
     close(fds[1]);
     int r = receive_answer(fds[0], c, limits, o, err);
     close(fds[0]);
-    if (r != PIPE_DONE)
+    if (r != PIPE_DONE && r != PIPE_CLOSED)
         kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         continue;
     *outcome = r == PIPE_DONE ? ORACLE_READY : r == PIPE_STOPPED ? ORACLE_STOPPED
              : r == PIPE_TIMED_OUT ? ORACLE_OUT_OF_TIME : ORACLE_FAILED;
     if (r == PIPE_TIMED_OUT)
         err_set(err, "the reference took longer than %u ms (--reference-timeout)", limits->limit_ms);
-    else if (r == PIPE_CLOSED)
-        err_set(err, "the reference's process ended without an answer");
+    else if (r == PIPE_CLOSED) /* the engine aborts when its own scratch memory runs out */
+        err_set(err, "the reference's process ended without an answer (%s %d; what it said, "
+                "e.g. that it ran out of memory and how much it asked for, is above)",
+                WIFSIGNALED(status) ? "signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     if (*outcome != ORACLE_READY)
         check_oracle_free(o);
     return true;

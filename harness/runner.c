@@ -553,13 +553,14 @@ static exec_options reference_exec(const runner_options *o)
 
 /* Generates, validates and runs the reference for one case of the batch.  A case whose
  * reference outlives its limit is not valid (recorded as not checked); ORACLE_STOPPED and
- * ORACLE_FAILED (out of memory, err says what) end the run. */
+ * ORACLE_FAILED (out of memory for the input or the reference's outputs, err says what and
+ * how big) end the run. */
 static oracle_outcome prepare_case(runner *r, uint64_t index, slot_case *sc, dmlc_error *err)
 {
     memset(sc, 0, sizeof *sc);
     if (!worker_generate(&r->wcfg, index, &sc->c, &sc->info, err)) {
         memcpy(sc->error, err->msg, sizeof sc->error - 1);
-        return ORACLE_READY;
+        return gen_out_of_memory(&sc->c) ? ORACLE_FAILED : ORACLE_READY;
     }
     exec_options exec = reference_exec(r->o);
     oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };

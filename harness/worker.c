@@ -32,6 +32,9 @@
 #define READ_BUFFER_BYTES (256u * 1024u)
 /* Answer status for a case the worker could not generate or validate (the parent knows). */
 #define WIRE_NOT_RUN (-1)
+/* Answer status for a case the worker had no memory for (the case's input or the guarded
+ * outputs): the backend did not run and is not to blame; the message says what and how big. */
+#define WIRE_OUT_OF_MEMORY (-2)
 /* How often a wait for the child looks at the caller's stop flag: a stop acts this soon even
  * while the backend is busy with a long case. */
 #define STOP_POLL_MS 100
@@ -192,7 +195,8 @@ static void child_run(child_state *s, const dml_case *c)
 {
     check_answer a;
     check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf, &a);
-    child_answer(s, a.status, a.time_us, &a.outputs, a.status == RUN_OK ? NULL : a.message);
+    child_answer(s, a.out_of_memory ? WIRE_OUT_OF_MEMORY : (int32_t)a.status, a.time_us, &a.outputs,
+                 a.status == RUN_OK ? NULL : a.message);
 }
 
 static void child_range(child_state *s, uint64_t first, uint32_t count)
@@ -202,7 +206,8 @@ static void child_range(child_state *s, uint64_t first, uint32_t count)
         gen_info info;
         dmlc_error err;
         if (!worker_generate(s->cfg, first + i, &c, &info, &err))
-            child_answer(s, WIRE_NOT_RUN, 0, NULL, err.msg);
+            child_answer(s, gen_out_of_memory(&c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0, NULL,
+                         err.msg);
         else
             child_run(s, &c);
         case_free(&c);
@@ -218,7 +223,14 @@ static void child_explicit_case(child_state *s)
     c.comment = NULL;
     UINT64 bytes = case_tensor_bytes(&c.input);
     c.input_data = malloc(bytes ? bytes : 1);
-    if (!c.input_data || !read_all(s->in, c.input_data, bytes))
+    if (!c.input_data) { /* the parent waits for an answer: tell it, then skip the bytes */
+        char message[128];
+        snprintf(message, sizeof message, "out of memory: cannot allocate the input, %llu bytes",
+                 (unsigned long long)bytes);
+        child_answer(s, WIRE_OUT_OF_MEMORY, 0, NULL, message);
+        _exit(3);
+    }
+    if (!read_all(s->in, c.input_data, bytes))
         _exit(3);
     case_link(&c);
     child_run(s, &c);
@@ -482,6 +494,18 @@ static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind k
     return true;
 }
 
+/* The worker had no memory for a case: its message, as an error that ends the run. */
+static bool out_of_memory_answer(worker *w, const answer_header *h, double deadline,
+                                 dmlc_error *err)
+{
+    char message[ERR_MSG_MAX - 64] = "";
+    size_t keep = h->message_len < sizeof message - 1 ? h->message_len : sizeof message - 1;
+    if (read_by(w, message, keep, deadline) != READ_DONE)
+        message[0] = 0;
+    message[keep] = 0;
+    return err_set(err, "the worker process: %s", message[0] ? message : "out of memory");
+}
+
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -497,6 +521,8 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
         return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     if (h.magic != WIRE_MAGIC)
         return err_set(err, "the worker sent a malformed answer");
+    if (h.status == WIRE_OUT_OF_MEMORY)
+        return out_of_memory_answer(w, &h, deadline, err);
     a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
     a->time_us = h.time_us;
     if (status_has_outputs(h.status)) {
@@ -504,7 +530,9 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
             || h.indices_len != (c->indices.present ? case_tensor_bytes(&c->indices) : 0))
             return err_set(err, "the worker answered for a different case (output sizes differ)");
         if (!case_outputs_alloc(&a->outputs, c))
-            return err_set(err, "out of memory receiving outputs");
+            return err_set(err, "out of memory: cannot allocate the backend's outputs received "
+                           "from the worker, %llu bytes",
+                           (unsigned long long)(h.output_len + h.indices_len));
         r = read_by(w, a->outputs.output, h.output_len, deadline);
         if (r > 0 && h.indices_len)
             r = read_by(w, a->outputs.indices, h.indices_len, deadline);
