@@ -861,7 +861,11 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     memset(&sc, 0, sizeof sc);
     dmlc_error err;
     exec_options exec = reference_exec(r->o);
-    if (!case_copy(&sc.c, candidate) || !check_prepare(&sc.c, &exec, &sc.oracle, &err)) {
+    oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };
+    oracle_outcome got = case_copy(&sc.c, candidate)
+        ? oracle_prepare(&sc.c, &exec, &limits, &sc.oracle, &err) : ORACLE_FAILED;
+    if (got != ORACLE_READY) { /* a stop ends shrinking; a candidate without a reference is no help */
+        x->broken = got == ORACLE_STOPPED;
         free_slot_case(&sc);
         return false;
     }
