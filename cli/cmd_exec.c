@@ -29,6 +29,7 @@
 #include "casefile.h"
 #include "check.h"
 #include "error.h"
+#include "oracle_guard.h"
 #include "replay.h"
 #include "runner.h"
 #include "validate.h"
@@ -58,7 +59,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate]\n"
-            "                     [--case-timeout MS] FILE...\n\n"
+            "                     [--case-timeout MS] [--reference-timeout MS] FILE...\n\n"
             "Runs each case file on a backend and prints its outputs as one JSON line:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
             "With several files, every file gets one line that names it and its result (agree,\n"
@@ -81,7 +82,9 @@ static void usage(FILE *f)
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
             "  --case-timeout MS    one file on the backend longer than this is a hang (default\n"
-            "                       %u, as in run)\n"
+            "                       %u, as in run), plus 10 us per input element\n"
+            "  --reference-timeout MS  one file's reference computation longer than this is an\n"
+            "                       error, not checked (default 300000, as in run)\n"
             "  -h, --help           this text\n\n"
             "The backend runs in a worker process, as in `dmlcheck run`: a backend that crashes or\n"
             "hangs on a file fails that file (kind crash or hang), the worker is restarted and the\n"
@@ -246,7 +249,8 @@ static void restart_worker(exec_run *r, const char *file)
 
 /* Sends the case to the worker, computes the oracle while the backend runs, and waits for
  * the answer.  True with both to judge; false with *why: EXEC_STOPPED, or EXEC_ERROR with
- * the message printed.  Either way a due answer is received, so the next file gets its own. */
+ * the message printed.  Either way a due answer is received, or the worker that owed it is
+ * replaced, so the next file gets its own. */
 static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_oracle *oracle,
                        worker_answer *a, exec_outcome *why)
 {
@@ -255,7 +259,18 @@ static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_o
     const char *name = shown_name(file, shown, sizeof shown);
     /* A failed send means the worker died: the answer that is due reports it as a crash. */
     worker_send_case(r->w, c, &err);
-    bool prepared = check_prepare(c, &r->opt, oracle, &oracle_err);
+    /* The reference has its own time limit and looks at the stop flag (oracle_guard.h). */
+    oracle_limits limits = { .limit_ms = r->reference_timeout_ms, .stop = r->stop };
+    oracle_outcome prepared = oracle_prepare(c, &r->opt, &limits, oracle, &oracle_err);
+    if (prepared != ORACLE_READY) { /* nothing to judge the answer by: it is not waited for */
+        worker_abandon(r->w);
+        *why = prepared == ORACLE_STOPPED ? EXEC_STOPPED : EXEC_ERROR;
+        if (prepared == ORACLE_STOPPED)
+            return false;
+        fprintf(stderr, "%s: not checked: %s\n", name, oracle_err.msg);
+        restart_worker(r, name);
+        return false;
+    }
     if (!worker_receive(r->w, c, a, &err)) {
         *why = worker_interrupted(r->w) ? EXEC_STOPPED : EXEC_ERROR;
         if (*why == EXEC_STOPPED)
@@ -264,11 +279,7 @@ static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_o
         restart_worker(r, name);
         return false;
     }
-    if (!prepared) { /* out of memory for the reference's outputs */
-        fprintf(stderr, "%s: %s\n", name, oracle_err.msg);
-        *why = EXEC_ERROR;
-    }
-    return prepared;
+    return true;
 }
 
 /* Checks one valid case on the backend in the worker against the reference and the file's
@@ -370,6 +381,8 @@ void exec_defaults(exec_run *r)
     runner_options_default(&o);
     if (!r->case_timeout_ms)
         r->case_timeout_ms = o.case_timeout_ms;
+    if (!r->reference_timeout_ms)
+        r->reference_timeout_ms = o.reference_timeout_ms;
     if (!r->open_timeout_ms)
         r->open_timeout_ms = o.open_timeout_ms;
 }
@@ -402,6 +415,7 @@ static int parse_options(int argc, char **argv, exec_run *r)
         { "device", required_argument, NULL, 'd' },
         { "nan-policy", required_argument, NULL, 'n' },
         { "case-timeout", required_argument, NULL, 'T' },
+        { "reference-timeout", required_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -424,6 +438,11 @@ static int parse_options(int argc, char **argv, exec_run *r)
         } else if (ch == 'n' && !nan_policy_from_name(optarg, &r->opt.nan)) {
             fprintf(stderr, "dmlcheck exec: --nan-policy must be ignore or propagate, not '%s'\n", optarg);
             return EXIT_SETUP;
+        } else if (ch == 'R' && !runner_parse_common(&timeouts, "reference-timeout", optarg, &err)) {
+            fprintf(stderr, "dmlcheck exec: %s\n", err.msg);
+            return EXIT_SETUP;
+        } else if (ch == 'R') {
+            r->reference_timeout_ms = timeouts.reference_timeout_ms;
         } else if (ch == 'T' && !runner_parse_common(&timeouts, "case-timeout", optarg, &err)) {
             fprintf(stderr, "dmlcheck exec: %s\n", err.msg);
             return EXIT_SETUP;

@@ -32,6 +32,7 @@ typedef struct exec_run {
     const char *device;       /* --device, for the backend and replay lines; NULL when not given */
     exec_options opt;
     unsigned case_timeout_ms; /* one file on the backend; longer is a hang (run's default) */
+    unsigned reference_timeout_ms; /* one file's reference (run's default) */
     unsigned open_timeout_ms; /* opening the backend in the worker */
     bool name_files;          /* several files: each JSON line names its file and result */
     FILE *out;                /* where the outputs' JSON lines go; NULL means stdout */

@@ -33,7 +33,7 @@ static void usage(FILE *f)
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
-        "                    [--shrink-time SECONDS]\n\n"
+        "                    [--shrink-time SECONDS] [--reference-timeout MS]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
         "compares bit-exactly and records every case in the results database.\n\n"
         "  --backend NAME        implementation under test (default: opencl when built, else reference)\n"
@@ -57,7 +57,10 @@ static void usage(FILE *f)
         "                        so once per K cases\n"
         "  --nan-policy P        NaN rule the reference follows (default ignore)\n"
         "  --dry-run             generate only; print the generator's coverage table\n"
-        "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000)\n"
+        "  --case-timeout MS     per-case limit before a case counts as a hang (default 10000),\n"
+        "                        plus 10 us per input element of the case\n"
+        "  --reference-timeout MS  limit of one case's reference computation (default 300000);\n"
+        "                        a case past it is recorded as not checked (verdict error)\n"
         "  --batch N             cases per worker request (default 128)\n"
         "  --shrink-budget N     backend runs spent minimizing each new signature (default 300)\n"
         "  --shrink-time S       seconds all shrinking may take (default 60); candidates past\n"
@@ -121,7 +124,7 @@ int cmd_run(int argc, char **argv)
         { "seed", required_argument, NULL, 's' },    { "db", required_argument, NULL, 'd' },
         { "dry-run", no_argument, NULL, 'D' },       { "case-timeout", required_argument, NULL, 'T' },
         { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
-        { "shrink-time", required_argument, NULL, 'W' },
+        { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;

@@ -32,7 +32,9 @@ bool check_prepare(const dml_case *c, const exec_options *exec, check_oracle *o,
     if (c->must_reject) /* no answer exists: the descriptor must be refused */
         return true;
     if (!case_outputs_alloc(&o->expected, c))
-        return err_set(err, "out of memory for the reference outputs");
+        return err_set(err, "out of memory: cannot allocate the reference outputs, %llu bytes",
+                       (unsigned long long)(case_tensor_bytes(&c->output)
+                           + (c->indices.present ? case_tensor_bytes(&c->indices) : 0)));
     /* Only fp32 denormals are ever flushed (SEMANTICS D6): other cases need no second answer. */
     bool fp32 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32;
     o->classes = ref_classify(c, exec, &o->expected, fp32 ? &o->flushed : NULL);
@@ -117,8 +119,15 @@ void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const ex
     memset(a, 0, sizeof *a);
     UINT64 in_bytes = case_tensor_bytes(&c->input);
     if (!guarded_outputs(c, buf, &a->outputs) || !grow(&buf->input_copy, &buf->input_cap, in_bytes)) {
+        UINT64 out_bytes = case_tensor_bytes(&c->output)
+                           + (c->indices.present ? case_tensor_bytes(&c->indices) : 0);
+        unsigned guards = (c->indices.present ? 4 : 2) * GUARD_BYTES;
         a->status = RUN_BACKEND_ERROR;
-        snprintf(a->message, sizeof a->message, "out of memory for the backend's outputs");
+        a->out_of_memory = true;
+        snprintf(a->message, sizeof a->message, "out of memory: cannot allocate the backend's "
+                 "guarded outputs and the input's copy, %llu bytes (outputs %llu + guard bands "
+                 "%u + input %llu)", (unsigned long long)(out_bytes + guards + in_bytes),
+                 (unsigned long long)out_bytes, guards, (unsigned long long)in_bytes);
         return;
     }
     memcpy(buf->input_copy, c->input_data, in_bytes);

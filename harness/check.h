@@ -64,6 +64,8 @@ typedef struct check_answer {
     case_outputs outputs;   /* meaningful when status is RUN_OK, RUN_OUT_OF_BOUNDS_WRITE or
                              * RUN_INPUT_MODIFIED; owner depends on who filled it */
     char message[512];      /* the backend's message, or how its process died */
+    bool out_of_memory;     /* the harness's own buffers could not be allocated: the backend
+                             * did not run, and is not to blame (message says what and how big) */
 } check_answer;
 
 /* Guarded output blocks and an input copy, reused from case to case. */

@@ -436,7 +436,7 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     c->input_data = reject ? calloc(1, case_tensor_bytes(&c->input) + 1)
                            : malloc(case_tensor_bytes(&c->input));
     if (!c->input_data)
-        return err_set(err, "out of memory for a %llu-byte input buffer",
+        return err_set(err, "out of memory: cannot allocate the input, %llu bytes",
                        (unsigned long long)case_tensor_bytes(&c->input));
     if (reject)
         info->dist = GEN_DIST_must_reject;
@@ -446,6 +446,11 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
         gen_fill_input(&p, info->dist, c);
     }
     return true;
+}
+
+bool gen_out_of_memory(const dml_case *c)
+{
+    return c->input.present && !c->input_data;
 }
 
 /* An unsigned 64-bit number: decimal, or hex after 0x; nothing else before `end`. */

@@ -69,10 +69,13 @@ void gen_options_default(gen_options *opt);
 
 /* The generator draws the types op_types_at (op_module.h) gives for the drawn level. */
 /* Generates case (seed, index) into c (initialised or freed by the caller).  False, with err,
- * only when the options exclude every case (e.g. an op mask and a feature level that allow
- * no data type). */
+ * when the options exclude every case (e.g. an op mask and a feature level that allow no data
+ * type), or when the input buffer cannot be allocated (gen_out_of_memory). */
 bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c,
               gen_info *info, dmlc_error *err);
+/* After gen_case failed on c: whether it was the input's allocation (the case is drawn, its
+ * buffer is not), which ends a run, unlike options that exclude every case. */
+bool gen_out_of_memory(const dml_case *c);
 
 /* ---- Case identity ---------------------------------------------------------------------
  * The generator's version, carried by every case id ("g2:7:49").  Bump it whenever the same

@@ -33,6 +33,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "recorder.h"
+#include "oracle_guard.h"
 #include "reference.h"
 #include "replay.h"
 #include "casefile.h"
@@ -56,6 +57,7 @@ void runner_options_default(runner_options *o)
     o->batch = DEFAULT_BATCH;
     o->commit_cases = DEFAULT_COMMIT_CASES;
     o->case_timeout_ms = 10000;
+    o->reference_timeout_ms = 300000;
     o->open_timeout_ms = 300000;
     o->shrink_budget = 300;
     o->shrink_seconds = 60;
@@ -161,6 +163,12 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
         if (!parse_u64_text(value, &n) || n < 1 || n > UINT32_MAX)
             return err_set(err, "--case-timeout wants milliseconds >= 1, not '%s'", value);
         o->case_timeout_ms = (unsigned)n;
+        return true;
+    }
+    if (!strcmp(name, "reference-timeout")) {
+        if (!parse_u64_text(value, &n) || n < 1 || n > UINT32_MAX)
+            return err_set(err, "--reference-timeout wants milliseconds >= 1, not '%s'", value);
+        o->reference_timeout_ms = (unsigned)n;
         return true;
     }
     return err_set(err, "unknown option --%s", name);
@@ -544,21 +552,44 @@ static exec_options reference_exec(const runner_options *o)
     return (exec_options){ .nan = o->nan, .flush_denormals = false };
 }
 
-/* Generates, validates and runs the reference for one case of the batch. */
-static void prepare_case(runner *r, uint64_t index, slot_case *sc)
+
+/* Generates, validates and runs the reference for one case of the batch.  A case whose
+ * reference outlives its limit is not valid (recorded as not checked); ORACLE_STOPPED and
+ * ORACLE_FAILED (out of memory for the input or the reference's outputs, err says what and
+ * how big) end the run. */
+static oracle_outcome prepare_case(runner *r, uint64_t index, slot_case *sc, dmlc_error *err)
 {
-    dmlc_error err;
     memset(sc, 0, sizeof *sc);
-    if (!worker_generate(&r->wcfg, index, &sc->c, &sc->info, &err)) {
-        memcpy(sc->error, err.msg, sizeof sc->error - 1);
-        return;
+    if (!worker_generate(&r->wcfg, index, &sc->c, &sc->info, err)) {
+        memcpy(sc->error, err->msg, sizeof sc->error - 1);
+        return gen_out_of_memory(&sc->c) ? ORACLE_FAILED : ORACLE_READY;
     }
     exec_options exec = reference_exec(r->o);
-    if (!check_prepare(&sc->c, &exec, &sc->oracle, &err)) {
-        memcpy(sc->error, err.msg, sizeof sc->error - 1);
-        return;
+    oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };
+    oracle_outcome got = oracle_prepare(&sc->c, &exec, &limits, &sc->oracle, err);
+    if (got == ORACLE_OUT_OF_TIME)
+        memcpy(sc->error, err->msg, sizeof sc->error - 1);
+    sc->valid = got == ORACLE_READY;
+    return got == ORACLE_OUT_OF_TIME ? ORACLE_READY : got;
+}
+
+/* Prepares every case of a batch.  False when a stop or an allocation failure ends the run:
+ * the worker, busy with this batch, is killed (r->stopped says which). */
+static bool prepare_slot(runner *r, slot *s, dmlc_error *err)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        oracle_outcome got = prepare_case(r, s->first + i, &s->cases[i], err);
+        if (got == ORACLE_READY)
+            continue;
+        r->stopped = got == ORACLE_STOPPED;
+        if (got == ORACLE_FAILED) {
+            char name[GEN_CASE_ID_SIZE];
+            err_prefix(err, "case %s", case_name(r->o->seed, s->first + i, name));
+        }
+        worker_abandon(r->w);
+        return false;
     }
-    sc->valid = true;
+    return true;
 }
 
 static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, uint64_t index,
@@ -806,8 +837,10 @@ static bool run_loop(runner *r, dmlc_error *err)
     request_range(r, slots[cur].first, slots[cur].count);
     while (ok && slots[cur].count && !r->stopped) {
         slot *s = &slots[cur], *n = &slots[!cur];
-        for (uint32_t i = 0; i < s->count; i++)
-            prepare_case(r, s->first + i, &s->cases[i]);
+        if (!prepare_slot(r, s, err)) {
+            ok = r->stopped;
+            break;
+        }
         plan_slot(r, n, &next_index);
         request_range(r, n->first, n->count);
         ok = finish_slot(r, s, n, err);
@@ -848,7 +881,11 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     memset(&sc, 0, sizeof sc);
     dmlc_error err;
     exec_options exec = reference_exec(r->o);
-    if (!case_copy(&sc.c, candidate) || !check_prepare(&sc.c, &exec, &sc.oracle, &err)) {
+    oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };
+    oracle_outcome got = case_copy(&sc.c, candidate)
+        ? oracle_prepare(&sc.c, &exec, &limits, &sc.oracle, &err) : ORACLE_FAILED;
+    if (got != ORACLE_READY) { /* a stop ends shrinking; a candidate without a reference is no help */
+        x->broken = got == ORACLE_STOPPED;
         free_slot_case(&sc);
         return false;
     }

@@ -40,6 +40,7 @@ typedef struct runner_options {
     unsigned batch;              /* cases per worker request */
     unsigned commit_cases;       /* cases per transaction (at most; also every second) */
     unsigned case_timeout_ms;    /* one case on the backend; longer is a hang */
+    unsigned reference_timeout_ms; /* one case's reference in this process (oracle_guard.h) */
     unsigned open_timeout_ms;    /* opening the backend */
     unsigned shrink_budget;      /* candidate runs per new signature; 0: no shrinking */
     double shrink_seconds;       /* shrinking stops starting new signatures after this long */

@@ -32,6 +32,9 @@
 #define READ_BUFFER_BYTES (256u * 1024u)
 /* Answer status for a case the worker could not generate or validate (the parent knows). */
 #define WIRE_NOT_RUN (-1)
+/* Answer status for a case the worker had no memory for (the case's input or the guarded
+ * outputs): the backend did not run and is not to blame; the message says what and how big. */
+#define WIRE_OUT_OF_MEMORY (-2)
 /* How often a wait for the child looks at the caller's stop flag: a stop acts this soon even
  * while the backend is busy with a long case. */
 #define STOP_POLL_MS 100
@@ -192,7 +195,8 @@ static void child_run(child_state *s, const dml_case *c)
 {
     check_answer a;
     check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf, &a);
-    child_answer(s, a.status, a.time_us, &a.outputs, a.status == RUN_OK ? NULL : a.message);
+    child_answer(s, a.out_of_memory ? WIRE_OUT_OF_MEMORY : (int32_t)a.status, a.time_us, &a.outputs,
+                 a.status == RUN_OK ? NULL : a.message);
 }
 
 static void child_range(child_state *s, uint64_t first, uint32_t count)
@@ -202,7 +206,8 @@ static void child_range(child_state *s, uint64_t first, uint32_t count)
         gen_info info;
         dmlc_error err;
         if (!worker_generate(s->cfg, first + i, &c, &info, &err))
-            child_answer(s, WIRE_NOT_RUN, 0, NULL, err.msg);
+            child_answer(s, gen_out_of_memory(&c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0, NULL,
+                         err.msg);
         else
             child_run(s, &c);
         case_free(&c);
@@ -218,7 +223,14 @@ static void child_explicit_case(child_state *s)
     c.comment = NULL;
     UINT64 bytes = case_tensor_bytes(&c.input);
     c.input_data = malloc(bytes ? bytes : 1);
-    if (!c.input_data || !read_all(s->in, c.input_data, bytes))
+    if (!c.input_data) { /* the parent waits for an answer: tell it, then skip the bytes */
+        char message[128];
+        snprintf(message, sizeof message, "out of memory: cannot allocate the input, %llu bytes",
+                 (unsigned long long)bytes);
+        child_answer(s, WIRE_OUT_OF_MEMORY, 0, NULL, message);
+        _exit(3);
+    }
+    if (!read_all(s->in, c.input_data, bytes))
         _exit(3);
     case_link(&c);
     child_run(s, &c);
@@ -443,22 +455,36 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
     return READ_DONE;
 }
 
-/* The stop flag ended the wait: the case in flight is abandoned and the worker killed. */
-static bool abandon_for_stop(worker *w, dmlc_error *err)
+void worker_abandon(worker *w)
 {
     reap(w, true, NULL, 0);
     close_fd(&w->to_child);
     close_fd(&w->from_child);
     w->interrupted = true;
+}
+
+/* The stop flag ended the wait: the case in flight is abandoned and the worker killed. */
+static bool abandon_for_stop(worker *w, dmlc_error *err)
+{
+    worker_abandon(w);
     return err_set(err, "stopped while waiting for the backend's answer");
 }
 
-static bool died(worker *w, worker_answer *a, mismatch_kind kind)
+unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c)
+{
+    uint64_t extra_ms = case_tensor_elements(&c->input) * WORKER_CASE_US_PER_ELEMENT / 1000;
+    uint64_t limit = (uint64_t)case_timeout_ms + extra_ms;
+    return limit < UINT32_MAX ? (unsigned)limit : UINT32_MAX;
+}
+
+static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind)
 {
     a->died = kind;
     if (kind == KIND_hang) {
-        snprintf(a->message, sizeof a->message, "no answer within %u ms; worker killed",
-                 w->cfg.case_timeout_ms);
+        snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
+                 "+ %u us for each of %llu input elements); worker killed",
+                 worker_case_limit_ms(w->cfg.case_timeout_ms, c), w->cfg.case_timeout_ms,
+                 WORKER_CASE_US_PER_ELEMENT, (unsigned long long)case_tensor_elements(&c->input));
         reap(w, true, NULL, 0);
     } else {
         reap(w, false, a->message, sizeof a->message);
@@ -468,21 +494,35 @@ static bool died(worker *w, worker_answer *a, mismatch_kind kind)
     return true;
 }
 
+/* The worker had no memory for a case: its message, as an error that ends the run. */
+static bool out_of_memory_answer(worker *w, const answer_header *h, double deadline,
+                                 dmlc_error *err)
+{
+    char message[ERR_MSG_MAX - 64] = "";
+    size_t keep = h->message_len < sizeof message - 1 ? h->message_len : sizeof message - 1;
+    if (read_by(w, message, keep, deadline) != READ_DONE)
+        message[0] = 0;
+    message[keep] = 0;
+    return err_set(err, "the worker process: %s", message[0] ? message : "out of memory");
+}
+
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err)
 {
     memset(a, 0, sizeof *a);
     w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
-    double deadline = now_ms() + w->cfg.case_timeout_ms;
+    double deadline = now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
     answer_header h;
     int r = read_by(w, &h, sizeof h, deadline);
     if (r == READ_STOPPED)
         return abandon_for_stop(w, err);
     if (r <= 0)
-        return died(w, a, r == 0 ? KIND_hang : KIND_crash);
+        return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     if (h.magic != WIRE_MAGIC)
         return err_set(err, "the worker sent a malformed answer");
+    if (h.status == WIRE_OUT_OF_MEMORY)
+        return out_of_memory_answer(w, &h, deadline, err);
     a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
     a->time_us = h.time_us;
     if (status_has_outputs(h.status)) {
@@ -490,7 +530,9 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
             || h.indices_len != (c->indices.present ? case_tensor_bytes(&c->indices) : 0))
             return err_set(err, "the worker answered for a different case (output sizes differ)");
         if (!case_outputs_alloc(&a->outputs, c))
-            return err_set(err, "out of memory receiving outputs");
+            return err_set(err, "out of memory: cannot allocate the backend's outputs received "
+                           "from the worker, %llu bytes",
+                           (unsigned long long)(h.output_len + h.indices_len));
         r = read_by(w, a->outputs.output, h.output_len, deadline);
         if (r > 0 && h.indices_len)
             r = read_by(w, a->outputs.indices, h.indices_len, deadline);
@@ -512,7 +554,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     }
     if (r <= 0) {
         worker_answer_free(a);
-        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, a, r == 0 ? KIND_hang : KIND_crash);
+        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     }
     return true;
 }

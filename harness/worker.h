@@ -34,7 +34,7 @@ typedef struct worker_config {
     gen_options gen;
     exec_options exec;
     unsigned open_timeout_ms;  /* opening the backend (kernel builds) */
-    unsigned case_timeout_ms;  /* one case; longer is a hang */
+    unsigned case_timeout_ms;  /* one case's floor; longer than worker_case_limit_ms: hang */
     /* The caller's stop flag (set from a signal handler), or NULL: while waiting for an
      * answer the parent looks at it every 100 ms, so a stop never waits for a long case. */
     const volatile sig_atomic_t *stop;
@@ -61,11 +61,23 @@ bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);
  * answer when status is RUN_OK, RUN_OUT_OF_BOUNDS_WRITE or RUN_INPUT_MODIFIED. */
 typedef check_answer worker_answer;
 
-/* Waits for the next answer (for case c, which the caller sent in that order).  False with
+/* Waits for the next answer (for case c, which the caller sent in that order), at most
+ * worker_case_limit_ms(c) from the call on.  False with
  * err on a protocol breach (malformed answer), or when cfg.stop was raised first: then the
  * worker is killed, the case in flight has no answer and worker_interrupted is true (restart
  * the worker to go on).  A crash or hang is a true return with `died` set. */
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err);
+/* Time a backend gets per input element on top of --case-timeout: generous (a slow but
+ * correct backend, Oclgrind or an interpreted adapter, runs at microseconds per element),
+ * because a false hang is a false failure while a true hang costs only time. */
+#define WORKER_CASE_US_PER_ELEMENT 10
+/* The time limit for case c: case_timeout_ms (--case-timeout) plus WORKER_CASE_US_PER_ELEMENT
+ * for each input element, so --case-timeout is the floor and a case of 2^20 elements gets
+ * 10.5 s more (README "Time limits").  Never more than UINT32_MAX ms. */
+unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c);
+/* Kills the worker at once (the caller stopped while the worker was busy): no answer in
+ * flight arrives, worker_interrupted is true, and worker_restart starts it again. */
+void worker_abandon(worker *w);
 /* Whether the last worker_receive ended on the stop flag. */
 bool worker_interrupted(const worker *w);
 void worker_answer_free(worker_answer *a);

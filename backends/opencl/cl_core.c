@@ -209,6 +209,71 @@ static bool open_program(cl_core *b, const char *build_options, cl_msg *err)
     return true;
 }
 
+/* Work-group size for kernel k: the tuning's, else DEFAULT_LOCAL_SIZE, within the limits
+ * of the kernel and the device. */
+static size_t local_size(const cl_core *b, cl_kernel_id k)
+{
+    size_t want = b->tuning.local_size ? (size_t)b->tuning.local_size : DEFAULT_LOCAL_SIZE;
+    if (want > b->kernel_work_group[k])
+        want = b->kernel_work_group[k];
+    if (want > b->max_item_size)
+        want = b->max_item_size;
+    return want ? want : 1;
+}
+
+/* Work-items of the warm-up's wide launch: PoCL compiles one version of a kernel for grids
+ * narrower than 65,535 work-items and another for wider ones, and the widest cases need it. */
+#define WARM_UP_WIDE_GRID (1u << 20)
+
+/* Launches every kernel on a grid of `work_items` that does nothing (the parameter block
+ * counts no outputs, and every kernel returns for a work-item past its outputs). */
+static bool warm_up_launches(cl_core *b, cl_mem params, size_t work_items, cl_msg *err)
+{
+    for (int k = 0; k < CL_KERNEL_COUNT; k++) {
+        size_t local = local_size(b, (cl_kernel_id)k);
+        size_t global = (work_items + local - 1) / local * local;
+        cl_int rc = clSetKernelArg(b->kernels[k], 0, sizeof params, &params);
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueNDRangeKernel(b->queue, b->kernels[k], 1, NULL, &global, &local, 0,
+                                        NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cl_fail(err, "clEnqueueNDRangeKernel", rc)
+                   || cl_msg_prefix(err, "warming up kernel %s, %zu work-items", kernel_names[k],
+                                    global);
+    }
+    return true;
+}
+
+/* Makes the driver compile every kernel the runs may launch, now, while the backend opens
+ * (the harness gives opening its own, long time limit) rather than at a case's first
+ * launch, inside that case's time limit: PoCL, for one, compiles a kernel for each
+ * work-group size and grid width at its first launch, taking seconds, and keeps the result
+ * in its own disk cache (POCL_CACHE_DIR), so a restarted worker loads it instead.  The
+ * launches use the work-group size every run uses (local_size) on a narrow and a wide grid.
+ * Oclgrind (whether --device oclgrind or registered by the ICD loader) compiles nothing per
+ * launch and would only spend time simulating a million work-items. */
+static bool warm_up_kernels(cl_core *b, cl_msg *err)
+{
+    if (!strcmp(b->dev.platform_name, CL_OCLGRIND_PLATFORM))
+        return true;
+    uint64_t words[CLP_WORDS] = { 0 };
+    /* arg_reduce_columns divides by the last kept size: one kept axis of size 1, 0 outputs. */
+    words[CLP_AR_KEPT_RANK] = 1;
+    words[CLP_AR_KEPT_SIZE] = 1;
+    cl_int rc;
+    cl_mem params = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   sizeof words, words, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateBuffer", rc) || cl_msg_prefix(err, "warming up the kernels");
+    bool ok = warm_up_launches(b, params, 1, err)
+              && warm_up_launches(b, params, WARM_UP_WIDE_GRID, err);
+    rc = clFinish(b->queue);
+    clReleaseMemObject(params);
+    if (ok && rc != CL_SUCCESS)
+        ok = cl_fail(err, "clFinish", rc) || cl_msg_prefix(err, "warming up the kernels");
+    return ok;
+}
+
 cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
 {
     cl_core *b = calloc(1, sizeof *b);
@@ -227,7 +292,7 @@ cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
         return NULL;
     }
     double t1 = now_seconds();
-    if (!open_program(b, options->build_options, err)) {
+    if (!open_program(b, options->build_options, err) || !warm_up_kernels(b, err)) {
         cl_msg_prefix(err, "OpenCL device '%s'", b->dev.name);
         release_all(b);
         return NULL;
@@ -374,18 +439,6 @@ static cl_status image_check(const cl_core *b, const arena_layout *l, const cl_i
         return CL_RUN_INPUT_MODIFIED;
     }
     return CL_RUN_OK;
-}
-
-/* Work-group size for kernel k: the tuning's, else DEFAULT_LOCAL_SIZE, within the limits
- * of the kernel and the device. */
-static size_t local_size(const cl_core *b, cl_kernel_id k)
-{
-    size_t want = b->tuning.local_size ? (size_t)b->tuning.local_size : DEFAULT_LOCAL_SIZE;
-    if (want > b->kernel_work_group[k])
-        want = b->kernel_work_group[k];
-    if (want > b->max_item_size)
-        want = b->max_item_size;
-    return want ? want : 1;
 }
 
 /* Writes the image in one command.  (Writing a large input straight from the case in a

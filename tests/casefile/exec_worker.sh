@@ -5,6 +5,8 @@
 #     inputs of 2000 elements and more);
 #   - a backend that outlives --case-timeout fails that file as `hang` and the next file runs
 #     (the reference plug-in with delay_ms); the replay line keeps --case-timeout;
+#   - but the limit grows with the case (worker_case_limit_ms): a case of 2^20 elements on a
+#     backend that takes 1 us per element (us_per_element) is not a hang with --case-timeout 300;
 #   - a backend that cannot be opened is still exit 2, naming the reason.
 # Usage: exec_worker.sh DMLCHECK EXAMPLE_PLUGIN_SO REFERENCE_PLUGIN_SO CORPUS_DIR.  Prints TAP.
 set -u
@@ -35,6 +37,17 @@ check exec_hang_fails_with_exit_1 rc_is 1
 check exec_hang_is_reported_as_kind_hang_for_each_file err_count_is 2 "$one: fail: hang: no answer within 300 ms"
 check exec_hang_replay_keeps_the_case_timeout \
     err_has "replay: dmlcheck exec --backend plugin:$slow,delay_ms=20000 --case-timeout 300 $one"
+check exec_hang_message_names_the_limit_rule \
+    err_has "no answer within 300 ms (--case-timeout 300 ms + 10 us for each of 9 input elements)"
+# A large case on a slow but correct backend is not a hang: 2^20 elements at 1 us each take
+# 1 s, past --case-timeout 300, but the limit grows by 10 us per input element (10.5 s here).
+large=$tmp/argmax_1m.json
+printf '{"op": "ARGMAX", "feature_level": "3_0", "InputTensor": {"DataType": "FLOAT32", "Sizes": [1048576]},
+ "OutputTensor": {"DataType": "UINT32", "Sizes": [1]}, "Axes": [0], "AxisDirection": "INCREASING",
+ "input": [%s]}\n' "$(yes 0 | head -n 1048576 | paste -sd, -)" >"$large"
+run exec --backend "plugin:$slow,us_per_element=1" --case-timeout 300 "$large"
+check exec_large_case_on_a_slow_backend_is_not_hang \
+    eval 'rc_is 0 && out_has "{\"output\": [0]}" && ! err_has "hang"'
 run exec --case-timeout 0 "$one"
 check exec_bad_case_timeout_exits_2 eval 'rc_is 2 && err_has "--case-timeout wants milliseconds"'
 run exec --help

@@ -8,6 +8,8 @@
  *
  * With the argument delay_ms=N it sleeps N ms before each answer: a slow but right backend,
  * for the tests that stop a run or an exec while a case is in flight (tests/runner/stop_cli.sh).
+ * With us_per_element=N it sleeps N microseconds per input element more: slow in proportion to
+ * the case, as real backends are (tests/casefile/case_limits.sh: a large case is not a hang).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,18 @@ static dmlcheck_status say(char *message, size_t size, dmlcheck_status s, const 
 }
 
 typedef struct reference_context {
-    unsigned long delay_ms; /* slept before each answer */
+    unsigned long delay_ms;        /* slept before each answer */
+    unsigned long us_per_element;  /* and this per input element */
 } reference_context;
+
+/* Sleeps `us` microseconds, whatever signals arrive. */
+static void sleep_us(unsigned long long us)
+{
+    struct timespec pause = { .tv_sec = (time_t)(us / 1000000),
+                              .tv_nsec = (long)(us % 1000000) * 1000L };
+    while (nanosleep(&pause, &pause) != 0)
+        continue;
+}
 
 static dmlcheck_status reference_open(const char *const *args, void **context, char *message,
                                       size_t size)
@@ -40,10 +52,14 @@ static dmlcheck_status reference_open(const char *const *args, void **context, c
         return say(message, size, DMLCHECK_ERROR, "out of memory");
     for (size_t i = 0; args && args[i]; i++) {
         char *end = NULL;
+        const char *value = strchr(args[i], '=') ? strchr(args[i], '=') + 1 : args[i];
         if (!strncmp(args[i], "delay_ms=", 9))
-            ctx->delay_ms = strtoul(args[i] + 9, &end, 10);
-        if (!end || *end || end == args[i] + 9) {
-            snprintf(message, size, "the reference plug-in takes only delay_ms=N (got '%s')", args[i]);
+            ctx->delay_ms = strtoul(value, &end, 10);
+        else if (!strncmp(args[i], "us_per_element=", 15))
+            ctx->us_per_element = strtoul(value, &end, 10);
+        if (!end || *end || end == value) {
+            snprintf(message, size, "the reference plug-in takes only delay_ms=N and "
+                     "us_per_element=N (got '%s')", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
@@ -105,12 +121,8 @@ static dmlcheck_status reference_execute(void *context, void *op, const dmlcheck
     const reference_context *ctx = context;
     (void)message;
     (void)size;
-    if (ctx->delay_ms) {
-        struct timespec pause = { .tv_sec = (time_t)(ctx->delay_ms / 1000),
-                                  .tv_nsec = (long)(ctx->delay_ms % 1000) * 1000000L };
-        while (nanosleep(&pause, &pause) != 0)
-            continue;
-    }
+    sleep_us(1000ull * ctx->delay_ms
+             + (unsigned long long)ctx->us_per_element * case_tensor_elements(&o->c.input));
     exec_options opt = { .nan = (b->hints & DMLCHECK_HINT_NAN_PROPAGATE) ? NAN_POLICY_PROPAGATE
                                                                           : NAN_POLICY_IGNORE };
     case_outputs out = { .output = b->output, .output_bytes = b->output_size,

@@ -2,7 +2,8 @@
 # stop_cli.sh: SIGTERM and SIGINT stop `dmlcheck run` and `dmlcheck exec` promptly, with exit
 # 130, even while a case is in flight on a slow backend (the reference plug-in with delay_ms,
 # tests/plugin/reference_plugin.c), and the stopped run keeps what it recorded: its report says
-# INCOMPLETE RUN and its cases are in the database.
+# INCOMPLETE RUN and its cases are in the database.  The same while the reference (in the
+# dmlcheck process) computes a long case, which also has its own limit, --reference-timeout.
 # Usage: stop_cli.sh DMLCHECK REFERENCE_PLUGIN_SO CORPUS_DIR SQLITE3_OR_EMPTY.  Prints TAP.
 set -u
 dmlcheck=$1 plugin=$2 corpus=$3 sqlite=$4
@@ -68,6 +69,37 @@ check exec_sigterm_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000
 stop_after 1 INT exec --backend "plugin:$plugin,delay_ms=10000" "$one"
 check exec_sigint_exits_130_within_3_seconds eval 'rc_is 130 && took_under 3000'
 check exec_stopped_says_so err_has "stopped by a signal"
+# A stop while the reference computes a large case: MAX_POOLING2 768x768 with a 256x256
+# window is 17e9 window taps, seconds of reference time, which the reference engine spends
+# without looking at any flag; dmlcheck computes it in a child process it can end.
+heavy=$tmp/max_pooling2_heavy.json
+printf '{"op": "MAX_POOLING2", "feature_level": "3_0", "InputTensor": {"DataType": "FLOAT32", "Sizes": [1, 1, 768, 768]},
+ "OutputTensor": {"DataType": "FLOAT32", "Sizes": [1, 1, 513, 513]}, "Strides": [1, 1], "WindowSize": [256, 256],
+ "StartPadding": [0, 0], "EndPadding": [0, 0], "Dilations": [1, 1], "input": [%s]}\n' \
+    "$(yes 0 | head -n 589824 | paste -sd, -)" >"$heavy"
+stop_after 1.5 TERM exec --backend "plugin:$plugin" "$heavy"
+check exec_sigterm_during_a_long_reference_exits_130_within_3_seconds \
+    eval 'rc_is 130 && took_under 3000'
+# The reference's own limit: past --reference-timeout the file is an error, not checked, and
+# not a hang of the backend.
+run exec --backend "plugin:$plugin" --reference-timeout 200 "$heavy"
+check exec_reference_past_its_limit_is_an_error_not_a_hang \
+    eval 'rc_is 2 && err_has "not checked: the reference took longer than 200 ms (--reference-timeout)" && ! err_has hang'
+
+# The same in run: case g3:1:11498, the first huge case of seed 1 (MAX_POOLING2 over 1.4e6
+# elements, tens of milliseconds of reference time), is recorded as not checked, and the run
+# goes on to its end.
+run run --backend reference --cases 11499 --seed 1 --shrink-budget 0 --reference-timeout 1 \
+    --db "$tmp/limit.sqlite"
+check run_reference_past_its_limit_is_not_checked eval 'rc_is 0 && err_has \
+    "case g3:1:11498 not checked: the reference took longer than 1 ms (--reference-timeout)"'
+if [ -n "$sqlite" ]; then
+    check run_reference_past_its_limit_is_recorded_as_error eval '[ "$("$sqlite" "$tmp/limit.sqlite" \
+        "SELECT verdict FROM results JOIN cases ON cases.id = results.case_id WHERE case_index = 11498")" = error ]'
+else
+    skip run_reference_past_its_limit_is_recorded_as_error "no sqlite3"
+fi
+
 # exec -: a stop while standard input is still open ends the read, not a file to fix.
 mkfifo "$tmp/fifo"
 sleep 20 >"$tmp/fifo" &

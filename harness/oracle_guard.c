@@ -1,0 +1,204 @@
+/*
+ * oracle_guard.c: check_prepare under a time limit and a stop flag (oracle_guard.h).
+ *
+ * Child -> parent, one message: a header {ok, classes, has_flushed, message}, then the
+ * expected output and indices bytes, then the flushed answer's when has_flushed.  Sizes are
+ * not sent: both sides derive them from the same case (case_outputs_alloc).  The parent
+ * allocates its copy only once the header arrived, so parent and child never hold two
+ * copies of the outputs in one address space.
+ */
+#include "oracle_guard.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often a wait for the child looks at the stop flag. */
+#define STOP_POLL_MS 100
+
+typedef struct oracle_header {
+    int32_t ok;
+    uint32_t classes;
+    uint32_t has_flushed;
+    char message[ERR_MSG_MAX];
+} oracle_header;
+
+enum { PIPE_DONE, PIPE_TIMED_OUT, PIPE_CLOSED, PIPE_STOPPED };
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static bool write_all(int fd, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool stop_raised(const oracle_limits *limits)
+{
+    return limits->stop && *limits->stop;
+}
+
+/* Reads exactly n bytes by the deadline, looking at the stop flag every STOP_POLL_MS. */
+static int read_within(int fd, void *dst, size_t n, double deadline_ms, const oracle_limits *limits)
+{
+    uint8_t *p = dst;
+    while (n) {
+        if (stop_raised(limits))
+            return PIPE_STOPPED;
+        double left = deadline_ms - now_ms();
+        if (left <= 0)
+            return PIPE_TIMED_OUT;
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int ready = poll(&pf, 1, left > STOP_POLL_MS ? STOP_POLL_MS : (int)left + 1);
+        if (ready < 0 && errno != EINTR)
+            return PIPE_CLOSED;
+        if (ready <= 0)
+            continue;
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return PIPE_CLOSED;
+        p += k;
+        n -= (size_t)k;
+    }
+    return PIPE_DONE;
+}
+
+static bool write_outputs(int fd, const case_outputs *o)
+{
+    return write_all(fd, o->output, o->output_bytes)
+           && (!o->indices || write_all(fd, o->indices, o->indices_bytes));
+}
+
+static int read_outputs(int fd, case_outputs *o, double deadline_ms, const oracle_limits *limits)
+{
+    int r = read_within(fd, o->output, o->output_bytes, deadline_ms, limits);
+    if (r == PIPE_DONE && o->indices)
+        r = read_within(fd, o->indices, o->indices_bytes, deadline_ms, limits);
+    return r;
+}
+
+/* The child: the reference, its answer down the pipe, _exit.  Ctrl-C reaches the whole
+ * process group: the parent decides when the child ends. */
+static _Noreturn void child_compute(const dml_case *c, const exec_options *exec, int out)
+{
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    check_oracle o;
+    dmlc_error err = { "" };
+    oracle_header h = { .ok = check_prepare(c, exec, &o, &err) };
+    h.classes = o.classes;
+    h.has_flushed = h.ok && o.flushed.output != NULL;
+    snprintf(h.message, sizeof h.message, "%s", err.msg);
+    bool sent = write_all(out, &h, sizeof h)
+                && (!h.ok || (write_outputs(out, &o.expected)
+                              && (!h.has_flushed || write_outputs(out, &o.flushed))));
+    _exit(sent ? 0 : 3);
+}
+
+/* What the parent allocates for the answer, named for a person. */
+static oracle_outcome out_of_memory(const dml_case *c, const char *what, dmlc_error *err)
+{
+    unsigned long long out = case_tensor_bytes(&c->output);
+    unsigned long long idx = c->indices.present ? case_tensor_bytes(&c->indices) : 0;
+    err_set(err, "out of memory: cannot allocate %s, %llu bytes (output %llu + indices %llu)",
+            what, out + idx, out, idx);
+    return ORACLE_FAILED;
+}
+
+/* Receives the child's answer into o: a PIPE_* status, or -1 when o cannot be allocated. */
+static int receive_answer(int fd, const dml_case *c, const oracle_limits *limits, check_oracle *o,
+                          dmlc_error *err)
+{
+    double deadline = now_ms() + limits->limit_ms;
+    oracle_header h;
+    int r = read_within(fd, &h, sizeof h, deadline, limits);
+    if (r != PIPE_DONE)
+        return r;
+    if (!h.ok) {
+        err_set(err, "%s", h.message);
+        return -1;
+    }
+    o->classes = h.classes;
+    if (!case_outputs_alloc(&o->expected, c))
+        return out_of_memory(c, "the reference outputs", err), -1;
+    if (h.has_flushed && !case_outputs_alloc(&o->flushed, c))
+        return out_of_memory(c, "the reference outputs on flushed inputs", err), -1;
+    r = read_outputs(fd, &o->expected, deadline, limits);
+    if (r == PIPE_DONE && h.has_flushed)
+        r = read_outputs(fd, &o->flushed, deadline, limits);
+    return r;
+}
+
+/* check_prepare in a child process; false when no child could be started. */
+static bool prepare_in_child(const dml_case *c, const exec_options *exec,
+                             const oracle_limits *limits, check_oracle *o, dmlc_error *err,
+                             oracle_outcome *outcome)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return false;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_compute(c, exec, fds[1]);
+    }
+    close(fds[1]);
+    int r = receive_answer(fds[0], c, limits, o, err);
+    close(fds[0]);
+    if (r != PIPE_DONE && r != PIPE_CLOSED)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        continue;
+    *outcome = r == PIPE_DONE ? ORACLE_READY : r == PIPE_STOPPED ? ORACLE_STOPPED
+             : r == PIPE_TIMED_OUT ? ORACLE_OUT_OF_TIME : ORACLE_FAILED;
+    if (r == PIPE_TIMED_OUT)
+        err_set(err, "the reference took longer than %u ms (--reference-timeout)", limits->limit_ms);
+    else if (r == PIPE_CLOSED) /* the engine aborts when its own scratch memory runs out */
+        err_set(err, "the reference's process ended without an answer (%s %d; what it said, "
+                "e.g. that it ran out of memory and how much it asked for, is above)",
+                WIFSIGNALED(status) ? "signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (*outcome != ORACLE_READY)
+        check_oracle_free(o);
+    return true;
+}
+
+oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
+                              const oracle_limits *limits, check_oracle *o, dmlc_error *err)
+{
+    memset(o, 0, sizeof *o);
+    oracle_outcome outcome;
+    if (!c->must_reject && case_tensor_elements(&c->input) > ORACLE_GUARD_CHILD_ELEMENTS
+        && prepare_in_child(c, exec, limits, o, err, &outcome))
+        return outcome;
+    /* A small case, or no process to spare (fork failed): here, as fast as it goes. */
+    return check_prepare(c, exec, o, err) ? ORACLE_READY : ORACLE_FAILED;
+}

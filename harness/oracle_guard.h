@@ -1,0 +1,39 @@
+/*
+ * oracle_guard.h: the oracle half of a check (check_prepare) under a time limit and the
+ * caller's stop flag.  The reference engine runs to the end once started and looks at no
+ * flag, so a large case is computed in a child process that the parent can kill: a stop
+ * acts within STOP_POLL_MS, and a reference that outlives its limit costs that case (the
+ * caller records it as not checked), never the run.  Small cases, whose reference takes
+ * microseconds, are computed in this process: a fork would cost more than the case.
+ *
+ * The child is forked from a process that may have other threads (the recorder's writer):
+ * it only computes with the reference engine, writes the answer to a pipe and leaves with
+ * _exit, so it never touches the parent's SQLite connection or stdio buffers.
+ */
+#ifndef DMLCHECK_ORACLE_GUARD_H
+#define DMLCHECK_ORACLE_GUARD_H
+
+#include <signal.h>
+
+#include "check.h"
+
+/* Cases with more input elements than this compute their oracle in a child process. */
+#define ORACLE_GUARD_CHILD_ELEMENTS 65536u
+
+typedef enum oracle_outcome {
+    ORACLE_READY,       /* *o holds the oracle */
+    ORACLE_OUT_OF_TIME, /* the reference outlived limit_ms; err says so */
+    ORACLE_STOPPED,     /* the stop flag was raised first */
+    ORACLE_FAILED,      /* out of memory (err names what and how much) */
+} oracle_outcome;
+
+typedef struct oracle_limits {
+    unsigned limit_ms;                        /* for this case */
+    const volatile sig_atomic_t *stop;        /* or NULL */
+} oracle_limits;
+
+/* check_prepare for case c within the limits.  Anything but ORACLE_READY leaves *o empty. */
+oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
+                              const oracle_limits *limits, check_oracle *o, dmlc_error *err);
+
+#endif
