@@ -181,6 +181,40 @@ static bool numeric_need(const reader *rd, family *f, size_t d)
     return !failed;
 }
 
+/* The breakdown's dimensions: how a person reads them and their SQL over `cases c`. */
+static const struct {
+    const char *label, *expr;
+} spreads[] = {
+    { "input", "c.input_type" }, { "layout", "c.layout" }, { "values", "c.distribution" },
+};
+#define SPREAD_VALUES 4
+
+/* "LABEL V1 N1, V2 N2, ..." for the family's most common values of one dimension. */
+static bool spread(const reader *rd, family *f, size_t d)
+{
+    char sql[1400];
+    snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_FAMILY " GROUP BY 1 ORDER BY 2 DESC, 1",
+             spreads[d].expr, rd->module_of);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    if (!s)
+        return false;
+    size_t used = strlen(f->breakdown), shown = 0, rest = 0;
+    used += (size_t)snprintf(f->breakdown + used, sizeof f->breakdown - used, "%s%s",
+                             used ? "; " : "", spreads[d].label);
+    bool failed = false;
+    while (step(rd, s, &failed) && used < sizeof f->breakdown) {
+        if (shown++ < SPREAD_VALUES)
+            used += (size_t)snprintf(f->breakdown + used, sizeof f->breakdown - used, "%s %s %lld",
+                                     shown > 1 ? "," : "", text_at(s, 0), sqlite3_column_int64(s, 1));
+        else
+            rest++;
+    }
+    if (rest && used < sizeof f->breakdown)
+        snprintf(f->breakdown + used, sizeof f->breakdown - used, ", %zu more", rest);
+    sqlite3_finalize(s);
+    return !failed;
+}
+
 /* Signatures and the smallest case of the family. */
 static bool describe(const reader *rd, family *f)
 {
@@ -216,6 +250,8 @@ static bool describe(const reader *rd, family *f)
     if (step(rd, s, &failed) && !(f->shrunk_case = strdup(text_at(s, 0))))
         failed = !err_set(rd->err, "out of memory reading a shrunk case");
     sqlite3_finalize(s);
+    for (size_t d = 0; !failed && d < sizeof spreads / sizeof spreads[0]; d++)
+        failed = !spread(rd, f, d);
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
                        && d < sizeof dimensions / sizeof dimensions[0]; d++)
         failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));

@@ -31,6 +31,9 @@ typedef struct family {
     uint64_t case_index, elements;
     /* What its failures need, "; "-separated, "" when nothing sets them apart. */
     char needs[400];
+    /* How its cases spread over input types, layouts and values, most first: "input FLOAT32
+     * 300, FLOAT16 41; layout packed 90, permuted 80, ...; values ties 120, ..." */
+    char breakdown[400];
     /* The smallest case shrinking stored for one of its signatures (a case file, JSON, with
      * the reference's expected outputs; `dmlcheck exec` runs it), or NULL: not shrunk. */
     char *shrunk_case;

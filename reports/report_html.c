@@ -294,7 +294,9 @@ static void html_families(const report_model *m, FILE *out)
         esc(out, f->kind);
         fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", f->cases, f->signatures);
         esc(out, f->needs[0] ? f->needs : "-");
-        fprintf(out, "</td><td><code>");
+        fprintf(out, "<br/><small>");
+        esc(out, f->breakdown);
+        fprintf(out, "</small></td><td><code>");
         esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
         fprintf(out, "</code>");
         if (f->shrunk_case) {

@@ -151,6 +151,12 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
     }
     if (shown < fl->count)
         fprintf(out, "\n... and %zu more families: the full report lists them.\n", fl->count - shown);
+    fprintf(out, "\nWhere each family's cases fall:\n\n");
+    for (size_t i = 0; i < shown; i++) {
+        fprintf(out, "%zu. ", i + 1);
+        md_text(out, fl->items[i].breakdown);
+        fputc('\n', out);
+    }
     fprintf(out, "\nThe smallest case of each family, and the smallest shrinking found (a case "
                  "file: `dmlcheck exec --backend ... case.json` runs it):\n\n```sh\n");
     for (size_t i = 0; i < shown; i++) {
