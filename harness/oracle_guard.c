@@ -191,14 +191,42 @@ static bool prepare_in_child(const dml_case *c, const exec_options *exec,
     return true;
 }
 
+/* The reference's work for c: every input element read, and for pooling every window tap of
+ * every output (a wide window makes a small input expensive). */
+static uint64_t reference_work(const dml_case *c)
+{
+    uint64_t taps = case_tensor_elements(&c->output);
+    for (UINT s = 0; s < c->spatial_count && s < DML_MAX_RANK; s++)
+        taps *= c->window[s] ? c->window[s] : 1;
+    uint64_t elements = case_tensor_elements(&c->input);
+    return taps > elements ? taps : elements;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
                               const oracle_limits *limits, check_oracle *o, dmlc_error *err)
 {
     memset(o, 0, sizeof *o);
     oracle_outcome outcome;
-    if (!c->must_reject && case_tensor_elements(&c->input) > ORACLE_GUARD_CHILD_ELEMENTS
-        && prepare_in_child(c, exec, limits, o, err, &outcome))
+    bool guarded = reference_work(c) > ORACLE_GUARD_CHILD_WORK
+                   || case_tensor_elements(&c->input) > ORACLE_GUARD_CHILD_ELEMENTS;
+    if (!c->must_reject && guarded && prepare_in_child(c, exec, limits, o, err, &outcome))
         return outcome;
-    /* A small case, or no process to spare (fork failed): here, as fast as it goes. */
-    return check_prepare(c, exec, o, err) ? ORACLE_READY : ORACLE_FAILED;
+    /* Less work, or no process to spare (fork failed): here, as fast as it goes, the limit
+     * judged when it is done. */
+    double start = seconds_now();
+    if (!check_prepare(c, exec, o, err))
+        return ORACLE_FAILED;
+    if (limits && limits->limit_ms && (seconds_now() - start) * 1000.0 > limits->limit_ms) {
+        check_oracle_free(o);
+        err_set(err, "the reference took longer than %u ms (--reference-timeout)", limits->limit_ms);
+        return ORACLE_OUT_OF_TIME;
+    }
+    return ORACLE_READY;
 }

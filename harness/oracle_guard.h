@@ -3,8 +3,10 @@
  * caller's stop flag.  The reference engine runs to the end once started and looks at no
  * flag, so a large case is computed in a child process that the parent can kill: a stop
  * acts within STOP_POLL_MS, and a reference that outlives its limit costs that case (the
- * caller records it as not checked), never the run.  Small cases, whose reference takes
- * microseconds, are computed in this process: a fork would cost more than the case.
+ * caller records it as not checked), never the run.  Cases of less work, whose reference
+ * takes at most tenths of a second, are computed in this process: a fork costs a large-tier
+ * case more than its reference (it cut a default run's cases/s by a sixth), and a stop still
+ * acts within a second; their limit is checked when they finish.
  *
  * The child is forked from a process that may have other threads (the recorder's writer):
  * it only computes with the reference engine, writes the answer to a pipe and leaves with
@@ -17,8 +19,12 @@
 
 #include "check.h"
 
-/* Cases with more input elements than this compute their oracle in a child process. */
-#define ORACLE_GUARD_CHILD_ELEMENTS 65536u
+/* Cases whose reference does more work than this (input elements, or for pooling outputs
+ * times window taps: at most ~100 ns each), or reads more input elements than the second
+ * (its scratch memory grows with them, and the engine aborts when that runs out), compute
+ * their oracle in a child process. */
+#define ORACLE_GUARD_CHILD_WORK (1u << 22)
+#define ORACLE_GUARD_CHILD_ELEMENTS (1u << 20)
 
 typedef enum oracle_outcome {
     ORACLE_READY,       /* *o holds the oracle */
