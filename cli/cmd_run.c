@@ -13,7 +13,58 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report_model.h"
 #include "runner.h"
+
+/* What a level that lacks cases needs: how many cases in all would, at this run's rate, give
+ * every required cell --min-cases (REPORT_DEFAULT_MIN_CASES) judged cases, and how many of
+ * its cells no run length helps (every case skipped by the backend, or none drawn). */
+static void print_level_outlook(const report_model *m, const report_verdict *v)
+{
+    uint64_t needed = 0;
+    size_t short_cells = 0, skipped_cells = 0, undrawn_cells = 0;
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell *c = &m->cells[i];
+        uint64_t judged = c->n.passed + c->n.failed;
+        if (c->key.fl != v->fl || !c->required || c->status != REPORT_CELL_FEW)
+            continue;
+        short_cells++;
+        if (judged == 0) {
+            skipped_cells += c->n.run > 0;
+            undrawn_cells += c->n.run == 0;
+            continue;
+        }
+        uint64_t total = (m->min_cases * m->total_cases + judged - 1) / judged;
+        needed = total > needed ? total : needed;
+    }
+    printf("outlook %s: %zu of %zu required cells have fewer than %u judged cases", fl_name(v->fl),
+           short_cells, v->required_cells, m->min_cases);
+    if (needed)
+        printf("; at this run's rate about %" PRIu64 " cases in all judge each of the others "
+               "%u times (--cases %" PRIu64 ")", needed, m->min_cases, needed);
+    if (skipped_cells)
+        printf("; %zu ran none of their cases (the backend skipped them: not claimed or "
+               "unsupported; no run length helps)", skipped_cells);
+    if (undrawn_cells)
+        printf("; %zu were never drawn (this run's --types or --ops left them out, or they are "
+               "rare: --types and --ops draw them more often)", undrawn_cells);
+    printf("\n");
+}
+
+/* After a run: for each level that cannot reach a verdict for lack of cases, what it needs
+ * (the report's own judgement of the run, so both say the same). */
+static void print_outlook(const char *db, int64_t run_id)
+{
+    report_model m;
+    dmlc_error err;
+    report_model_init(&m);
+    if ((m.title = report_strdup("outlook")) && report_load(&m, db, run_id, false, &err)
+        && report_model_finish(&m, &err))
+        for (size_t i = 0; i < m.verdict_count; i++)
+            if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
+                print_level_outlook(&m, &m.verdicts[i]);
+    report_model_free(&m);
+}
 
 int cmd_run(int argc, char **argv);
 
@@ -191,6 +242,8 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     if (code == 2 && err.msg[0])
         fprintf(stderr, "dmlcheck run: %s\n", err.msg);
+    if ((code == 0 || code == 1) && report.run_id && !o.dry_run && !o.quiet)
+        print_outlook(o.db_path, report.run_id);
     if (code == RUNNER_EXIT_INTERRUPTED && report.run_id)
         fprintf(stderr, "dmlcheck run: stopped by a signal; %" PRIu64 " cases recorded in run %" PRId64
                 " of %s, %s\n", report.cases, report.run_id, o.db_path,

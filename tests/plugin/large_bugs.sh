@@ -62,6 +62,10 @@ rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
     --db "$tmp/db.sqlite"
 check "the_example_without_a_bug_passes_the_same_run" eval 'rc_is 0 && [ "$(judged_failures)" = 0 ]'
+# A level the run could not judge says what it needs: the cells --types FLOAT32 left out are
+# never drawn, and the rate of the others gives the run length that would judge them.
+check "run_says_what_an_insufficient_level_needs" \
+    eval 'grep -q "^outlook 5_0: [0-9]* of 140 required cells have fewer than 20 judged cases; .*were never drawn" "$tmp/out"'
 
 # Shrinking large failing cases takes a while per try: it announces itself and keeps to
 # --shrink-time, cutting the candidate runs short rather than finishing a family.
