@@ -299,6 +299,11 @@ static void html_families(const report_model *m, FILE *out)
         fprintf(out, "</small></td><td><code>");
         esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
         fprintf(out, "</code>");
+        if (s && s->explanation && s->explanation[0]) {
+            fprintf(out, "<details><summary>first difference</summary><pre>");
+            esc(out, s->explanation);
+            fprintf(out, "</pre></details>");
+        }
         if (f->shrunk_case) {
             fprintf(out, "<details><summary>shrunk case</summary><pre>");
             esc(out, f->shrunk_case);

@@ -81,7 +81,8 @@ static const char *const load_sql[Q_COUNT] = {
         " s.representative, s.rep_elements, s.backend, s.replay, s.shrunk_case IS NOT NULL,"
         " json_extract(s.first_mismatch, '$.tensor'), json_extract(s.first_mismatch, '$.element'),"
         " json_extract(s.first_mismatch, '$.expected'), json_extract(s.first_mismatch, '$.got'),"
-        " count(*) AS n, group_concat(DISTINCT nullif(c.classes, '')), min(x.detail)"
+        " count(*) AS n, group_concat(DISTINCT nullif(c.classes, '')), min(x.detail),"
+        " json_extract(s.first_mismatch, '$.explanation')"
         " FROM signatures s"
         " JOIN runs r ON r.backend = s.backend AND ifnull(r.device_id, 0) = ifnull(s.device_id, 0)"
         " JOIN cases c ON c.run_id = r.id AND c.op = s.op AND c.feature_level = s.feature_level"
@@ -412,8 +413,10 @@ static bool fill_signature(sqlite3_stmt *s, report_signature *g, dmlc_error *err
     g->count = col_u64(s, 20);
     g->classes = report_strdup(col_text(s, 21));
     g->detail = report_strdup(col_text(s, 22));
+    g->explanation = report_strdup(col_text(s, 23));
     if (!g->layout || !g->distribution || !g->kind || !g->first_seen || !g->last_seen
-        || !g->backend || !g->replay || !g->gen_args || !g->tensor || !g->classes || !g->detail)
+        || !g->backend || !g->replay || !g->gen_args || !g->tensor || !g->classes || !g->detail
+        || !g->explanation)
         return err_set(err, "out of memory");
     return true;
 }

@@ -109,6 +109,24 @@ static void md_verdicts(const report_model *m, FILE *out)
     }
 }
 
+/* The check's explanation of a representative, as `run` printed it (values at the expected and
+ * the returned index and what they show), as an indented block. */
+static void md_explanation(const report_signature *s, FILE *out)
+{
+    if (!s->explanation || !s->explanation[0])
+        return;
+    fprintf(out, "\n\n```text\n");
+    const char *line = s->explanation;
+    while (*line) {
+        size_t n = strcspn(line, "\n");
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf - 1 ? n : sizeof buf - 1), line);
+        md_code_line(out, buf);
+        line += n + (line[n] == '\n');
+    }
+    fprintf(out, "```");
+}
+
 /* The shrunk cases small enough to read inline (a few elements, as shrinking leaves most). */
 #define SHRUNK_INLINE_MAX 1500
 #define SUMMARY_SHRUNK_INLINE 5
@@ -169,6 +187,15 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
             md_code_line(out, report_family_export_command(m, i, buf, sizeof buf));
     }
     fprintf(out, "```\n\n");
+    size_t explained = limit && shown > SUMMARY_SHRUNK_INLINE ? SUMMARY_SHRUNK_INLINE : shown;
+    for (size_t i = 0; i < explained; i++) {
+        const report_signature *s = report_family_signature(m, &fl->items[i]);
+        if (s && s->explanation && s->explanation[0]) {
+            fprintf(out, "Family %zu, its smallest case's first difference:", i + 1);
+            md_explanation(s, out);
+            fprintf(out, "\n\n");
+        }
+    }
     /* The summary inlines the first few: it must stay under its size. */
     md_shrunk_cases(m, limit && shown > SUMMARY_SHRUNK_INLINE ? SUMMARY_SHRUNK_INLINE : shown, out);
 }
@@ -246,6 +273,7 @@ static void md_signature_detail(const report_model *m, const report_signature *s
         fprintf(out, "\n- Detail: ");
         md_text(out, s->detail);
     }
+    md_explanation(s, out);
     fprintf(out, "\n\n```sh\n");
     md_code_line(out, report_replay_command(s, buf, sizeof buf));
     md_code_line(out, report_export_command(s, buf, sizeof buf));

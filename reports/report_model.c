@@ -49,6 +49,7 @@ static void signature_free(report_signature *s)
     free(s->gen_args);
     free(s->tensor);
     free(s->detail);
+    free(s->explanation);
 }
 
 static void run_free(report_run *r)
@@ -615,9 +616,11 @@ static bool signature_copy(report_signature *dst, const report_signature *src)
     dst->gen_args = report_strdup(src->gen_args);
     dst->tensor = report_strdup(src->tensor);
     dst->detail = report_strdup(src->detail);
+    dst->explanation = report_strdup(src->explanation);
     dst->expected_reason = NULL;
     return dst->layout && dst->distribution && dst->kind && dst->classes && dst->first_seen
-           && dst->last_seen && dst->backend && dst->replay && dst->gen_args && dst->tensor && dst->detail;
+           && dst->last_seen && dst->backend && dst->replay && dst->gen_args && dst->tensor && dst->detail
+           && dst->explanation;
 }
 
 static void mark_cells(report_model *m, const report_model *base)

@@ -129,6 +129,9 @@ typedef struct report_signature {
     DML_TENSOR_DATA_TYPE element_type;
     uint64_t expected_bits, got_bits;
     char *detail;              /* backend error text or other free text, or "" */
+    /* The check's explanation of the representative's first difference (the lines `run`
+     * printed: values at the expected and the returned index, what they show), or "". */
+    char *explanation;
     /* Judgement. */
     const char *expected_reason; /* the expectation that names it, or NULL (points into model) */
     report_mark mark;

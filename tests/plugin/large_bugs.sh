@@ -58,6 +58,8 @@ check "export_of_a_missing_family_is_refused" eval 'rc_is 2 && err_has "no famil
 run report --db "$tmp/db.sqlite" --summary
 check "the_report_has_the_same_family" \
     eval "grep -F '| 1 | FAIL | ARGMIN/ARGMAX | tie\\_other\\_way |' \"\$tmp/out\" | grep -qF 'only direction INCREASING |'"
+check "the_family_card_shows_the_values_at_both_indices" \
+    eval 'out_has "Family 1, its smallest case" && out_has "  input at the expected index: input[" && out_has "  input at the returned index: input["'
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
     --db "$tmp/db.sqlite"
