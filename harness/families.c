@@ -54,6 +54,7 @@ typedef struct reader {
     dmlc_error *err;
     char module_of[512]; /* SQL: c.op's operator family, from op_table */
     char module_of_signature[512]; /* the same of s.op */
+    bool has_nondeterministic;     /* signatures.nondeterministic exists (schema 3) */
 } reader;
 
 /* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END" (of `column`), and the operators of a
@@ -250,6 +251,13 @@ static bool describe(const reader *rd, family *f)
     if (step(rd, s, &failed) && !(f->shrunk_case = strdup(text_at(s, 0))))
         failed = !err_set(rd->err, "out of memory reading a shrunk case");
     sqlite3_finalize(s);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures s WHERE s.nondeterministic = 1"
+             " AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
+             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2", rd->module_of_signature);
+    s = failed || !rd->has_nondeterministic ? NULL : prepare(rd, sql, f);
+    if (s && step(rd, s, &failed))
+        f->nondeterministic = sqlite3_column_int64(s, 0) > 0;
+    sqlite3_finalize(s);
     for (size_t d = 0; !failed && d < sizeof spreads / sizeof spreads[0]; d++)
         failed = !spread(rd, f, d);
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
@@ -273,10 +281,17 @@ static bool grow(family_list *l, size_t *cap)
 
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "" };
+    reader rd = { db, run_lo, run_hi, err, "", "", false };
     char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
+    sqlite3_stmt *probe = prepare(&rd, "SELECT count(*) FROM pragma_table_info('signatures')"
+                                       " WHERE name = 'nondeterministic' AND ?1 <= ?2", NULL);
+    bool probe_failed = false;
+    rd.has_nondeterministic = probe && step(&rd, probe, &probe_failed) && sqlite3_column_int(probe, 0);
+    sqlite3_finalize(probe);
+    if (!probe || probe_failed)
+        return false;
     *out = (family_list){ 0 };
     snprintf(sql, sizeof sql, "SELECT %s AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
              "results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2 "

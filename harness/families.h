@@ -37,6 +37,8 @@ typedef struct family {
     /* The smallest case shrinking stored for one of its signatures (a case file, JSON, with
      * the reference's expected outputs; `dmlcheck exec` runs it), or NULL: not shrunk. */
     char *shrunk_case;
+    /* A case of it passed when run again (schema version 3 records it; false before). */
+    bool nondeterministic;
 } family;
 
 typedef struct family_list {

@@ -487,6 +487,7 @@ typedef struct seen_signature {
     op_id op;
     DML_FEATURE_LEVEL feature_level;
     uint64_t count;         /* in this run */
+    bool nondeterministic;  /* its first case passed when run again */
 } seen_signature;
 
 typedef struct runner {
@@ -923,8 +924,39 @@ static size_t families_to_shrink(const runner *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->sig_count; i++)
-        n += r->sigs[i].is_new && !family_shrunk(r, i);
+        n += r->sigs[i].is_new && !family_shrunk(r, i) && !r->sigs[i].nondeterministic;
     return n;
+}
+
+/* Runs the first case of each new family once more: one that passes now is marked
+ * nondeterministic (a race, an uninitialised read, state left by an earlier case: news too)
+ * and is not shrunk, since no candidate would fail reliably.  Hangs are not re-run (each
+ * try costs the whole time limit), nor must-reject cases. */
+static bool recheck_new_families(runner *r, dmlc_error *err)
+{
+    for (size_t i = 0; i < r->sig_count && !stop_raised(r->o); i++) {
+        seen_signature *s = &r->sigs[i];
+        if (!s->is_new || family_shrunk(r, i) || s->kind == KIND_hang)
+            continue;
+        dml_case c;
+        gen_info info;
+        if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
+            return false;
+        shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind, .until = 1e300 };
+        bool again = c.must_reject || still_fails(&c, &x) || x.broken;
+        case_free(&c);
+        if (again)
+            continue;
+        s->nondeterministic = true;
+        if (!store_signature_nondeterministic(r->db, s->id, err))
+            return false;
+        char name[GEN_CASE_ID_SIZE];
+        if (!r->o->quiet)
+            fprintf(r->o->out, "nondeterministic: case %s (%s %s %s) passed when run again; its "
+                    "family is marked so and not shrunk\n", case_name(r->o->seed, s->index, name),
+                    verdict_name(s->verdict), mismatch_kind_name(s->kind), op_table[s->op].name);
+    }
+    return true;
 }
 
 static bool shrink_new_signatures(runner *r, dmlc_error *err)
@@ -940,7 +972,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
     }
     for (size_t i = 0; i < r->sig_count && r->o->shrink_budget; i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || stop_raised(r->o) || family_shrunk(r, i))
+        if (!s->is_new || stop_raised(r->o) || family_shrunk(r, i) || s->nondeterministic)
             continue;
         if (now_s() > until) {
             if (!r->o->quiet)
@@ -1007,9 +1039,9 @@ static void print_families(runner *r)
     for (size_t i = 0; i < fams.count; i++) {
         const family *fam = &fams.items[i];
         char name[GEN_CASE_ID_SIZE];
-        fprintf(f, "  family %zu: %s %s %s, %" PRIu64 " case%s in %" PRIu64 " signature%s%s%s\n"
+        fprintf(f, "  family %zu: %s%s %s %s, %" PRIu64 " case%s in %" PRIu64 " signature%s%s%s\n"
                 "    smallest (%" PRIu64 " input elements): dmlcheck replay %s %s\n", i + 1,
-                fam->verdict, fam->kind, fam->op, fam->cases, fam->cases == 1 ? "" : "s",
+                fam->verdict, fam->nondeterministic ? " (nondeterministic)" : "", fam->kind, fam->op, fam->cases, fam->cases == 1 ? "" : "s",
                 fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
                 fam->needs, fam->elements, case_name(r->o->seed, fam->case_index, name),
                 r->replay_args);
@@ -1145,7 +1177,8 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
             *err = commit_err;
             ok = false;
         }
-        ok = ok && (report->interrupted || shrink_new_signatures(&r, err));
+        ok = ok && (report->interrupted
+                    || (recheck_new_families(&r, err) && shrink_new_signatures(&r, err)));
         report->store_seconds = store_seconds(r.db);
         worker_stop(r.w); /* reaped now, so its CPU time is counted below */
         r.w = NULL;

@@ -69,7 +69,8 @@ extern const char store_schema_sql[];
     X(SIGNATURE_REPRESENT,                                                                    \
       "UPDATE signatures SET representative = ?, rep_elements = ?, first_mismatch = ?,"       \
       " replay = ? WHERE id = ?")                                                             \
-    X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ? WHERE id = ?")
+    X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ? WHERE id = ?")              \
+    X(SIGNATURE_NONDETERMINISTIC, "UPDATE signatures SET nondeterministic = 1 WHERE id = ?")
 
 typedef enum statement_id {
 #define X(id, sql) STMT_##id,
@@ -115,6 +116,9 @@ static const migration migrations[] = {
          " x.mismatch_count, x.first_mismatch, x.detail, x.time_us"
          " FROM cases c JOIN runs r ON r.id = c.run_id LEFT JOIN results x ON x.case_id = c.id;"
          "PRAGMA user_version = 2;" },
+    /* 3: a signature whose case passed when run again is marked nondeterministic. */
+    { 2, "ALTER TABLE signatures ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;"
+         "PRAGMA user_version = 3;" },
     { 0, NULL }, /* sentinel */
 };
 
@@ -643,6 +647,13 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     return ok;
 }
 
+bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_NONDETERMINISTIC];
+    sqlite3_bind_int64(st, 1, id);
+    return run_plain(s, STMT_SIGNATURE_NONDETERMINISTIC, "marking a signature nondeterministic", err);
+}
+
 bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err)
 {
     sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_SHRUNK];
@@ -661,6 +672,10 @@ static const char *const origin_sql[STORE_SCHEMA_VERSION + 1] = {
           " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
           " ORDER BY id DESC LIMIT 1",
     [2] = "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"
+          " ifnull(git_revision, '') FROM runs"
+          " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
+          " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1",
+    [3] = "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"
           " ifnull(git_revision, '') FROM runs"
           " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
           " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1",

@@ -18,7 +18,7 @@
 #include "error.h"
 
 /* The schema version this binary writes (schema.sql's PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 typedef struct store store;
 
@@ -106,6 +106,8 @@ bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool
                      dmlc_error *err);
 /* Stores the minimized case file (JSON) of a signature. */
 bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err);
+/* Marks signature id nondeterministic: a case of it passed when run again. */
+bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err);
 
 /* The run that recorded a case, as replay --db and export --db check it. */
 typedef struct store_case_origin {

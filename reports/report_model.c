@@ -712,7 +712,9 @@ const report_signature *report_family_signature(const report_model *m, const fam
 const char *report_family_status(const report_model *m, const family *f)
 {
     if (strcmp(f->verdict, "fail"))
-        return "differs";
+        return f->nondeterministic ? "differs, nondeterministic" : "differs";
+    if (f->nondeterministic)
+        return "FAIL, nondeterministic";
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
         if (s->op < OP_COUNT && !strcmp(op_table[s->op].module_name, f->module)

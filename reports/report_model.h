@@ -213,7 +213,8 @@ const char *report_baseline_counts(const report_model *m, char *buf, size_t size
 /* The family's signature with the smallest representative (its replay and export commands);
  * NULL when none of the model's signatures belongs to it. */
 const report_signature *report_family_signature(const report_model *m, const family *f);
-/* "FAIL", "expected" (every signature of it is a known bug) or "differs" (unspecified). */
+/* "FAIL", "expected" (every signature of it is a known bug) or "differs" (unspecified);
+ * ", nondeterministic" after FAIL or differs when a case of it passed when run again. */
 const char *report_family_status(const report_model *m, const family *f);
 /* "dmlcheck export --family N --db FILE [--run ID | --all] > family-N.json" for family index
  * i (0-based) of the report's selection, quoted for the shell. */

@@ -13,7 +13,8 @@
  * classic implementation bug, bug=index16 (indices held in 16 bits) and bug=last_chunk (a
  * reduction split into 4096-element chunks that drops a partial last chunk) two that only
  * large tensors show, bug=rank8 (room for seven dimensions once mergeable ones are merged:
- * an eighth loses its stride) one that only rank 8 shows, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
+ * an eighth loses its stride) one that only rank 8 shows, bug=flaky (one execution in 499
+ * answers wrong, as a race would) one that does not repeat, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
  * (rank-8 inputs unsupported) a gap in what the plug-in claims, so a first run shows what a
  * failing report looks like:
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
@@ -29,8 +30,8 @@
 #define MAX_RANK 8
 
 #define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
-    X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(REFUSE, "refuse")          \
-    X(UNSUPPORTED, "unsupported")
+    X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(FLAKY, "flaky")            \
+    X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -49,7 +50,11 @@ static const char *const bug_names[] = {
 
 typedef struct context {
     bug bug;
+    unsigned long executions; /* bug=flaky: which execution this is */
 } context;
+
+/* bug=flaky: one execution in this many answers wrong, as a race would. */
+#define FLAKY_PERIOD 499
 
 /* A tensor as this plug-in keeps it: sizes and element strides, copied from the descriptor. */
 typedef struct tensor {
@@ -253,7 +258,8 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
             k++;
         if (k == sizeof bug_names / sizeof bug_names[0]) {
             snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
-                     "bug=index16, bug=last_chunk, bug=rank8, bug=refuse, bug=unsupported)", args[i]);
+                     "bug=index16, bug=last_chunk, bug=rank8, bug=flaky, bug=refuse, "
+                     "bug=unsupported)", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
@@ -354,16 +360,19 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
 static dmlcheck_status example_execute(void *context_in, void *op_in, const dmlcheck_buffers *b,
                                        char *message, size_t size)
 {
-    const context *ctx = context_in;
+    context *ctx = context_in;
+    /* The flaky bug answers as if ties went the other way, now and then. */
+    context answered = { ctx->bug == BUG_FLAKY && ++ctx->executions % FLAKY_PERIOD == 0 ? BUG_TIES
+                                                                                       : ctx->bug, 0 };
     const op *o = op_in;
     (void)message;
     (void)size;
     if (ctx->bug == BUG_CRASH && o->in.elements >= 2000)
         abort(); /* the planted crash: large inputs only, so the run goes on around it */
     if (o->type == DML_OPERATOR_ARGMIN || o->type == DML_OPERATOR_ARGMAX)
-        run_arg_reduce(ctx, o, b);
+        run_arg_reduce(&answered, o, b);
     else
-        run_pooling(ctx, o, b);
+        run_pooling(&answered, o, b);
     return DMLCHECK_OK;
 }
 

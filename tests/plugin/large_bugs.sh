@@ -60,6 +60,14 @@ check "the_report_has_the_same_family" \
     eval "grep -F '| 1 | FAIL | ARGMIN/ARGMAX | tie\\_other\\_way |' \"\$tmp/out\" | grep -qF 'only direction INCREASING |'"
 check "the_family_card_shows_the_values_at_both_indices" \
     eval 'out_has "Family 1, its smallest case" && out_has "  input at the expected index: input[" && out_has "  input at the returned index: input["'
+# A failure that does not repeat (one execution in 499 answers wrong) is marked, not shrunk.
+rm -f "$tmp/db.sqlite"*
+run run --backend "plugin:$example,bug=flaky" --types FLOAT32 --cases 10000 --seed 1 \
+    --db "$tmp/db.sqlite"
+check "a_failure_that_does_not_repeat_is_marked_nondeterministic" \
+    eval 'rc_is 1 && out_has "passed when run again; its family is marked so and not shrunk" && grep -q "^  family 1: fail (nondeterministic) " "$tmp/out"'
+run report --db "$tmp/db.sqlite" --summary
+check "the_report_says_nondeterministic" eval 'out_has "| 1 | FAIL, nondeterministic |"'
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example" --types FLOAT32 --cases 10000 --seed 1 --shrink-budget 0 \
     --db "$tmp/db.sqlite"

@@ -92,6 +92,9 @@ static const char runs_columns[] =
     "SELECT group_concat(name || ':' || type || ':' || \"notnull\" || ':' || ifnull(dflt_value, '-'),"
     " ',') FROM pragma_table_info('runs')";
 static const char view_columns[] = "SELECT group_concat(name, ',') FROM pragma_table_info('case_list')";
+static const char signature_columns[] =
+    "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, ''), ',')"
+    " FROM pragma_table_info('signatures')";
 
 static void test_lookup_unmigrated(tap *t, const char *db)
 {
@@ -121,19 +124,22 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, s && store_found_version(s) == 1, "a version-1 database opens and migrates (%s)",
            s ? "opened" : err.msg);
     store_close(s);
-    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "2"),
+    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "3"),
            "it is at schema version %s now", a);
     tap_ok(t, !strcmp(query_text(db, runs_columns, a, sizeof a), query_text(fresh, runs_columns, b, sizeof b)),
            "migrated runs columns are a fresh database's: %s", a);
     tap_ok(t, !strcmp(query_text(db, view_columns, a, sizeof a), query_text(fresh, view_columns, b, sizeof b)),
            "migrated case_list columns are a fresh database's");
+    tap_ok(t, !strcmp(query_text(db, signature_columns, a, sizeof a),
+                      query_text(fresh, signature_columns, b, sizeof b)),
+           "migrated signatures columns are a fresh database's (3: nondeterministic)");
     tap_ok(t, !strcmp(query_text(db, "SELECT gen_version || ':' || ifnull(gen_options, 'NULL') FROM runs"
                                      " WHERE id = 1", a, sizeof a), "1:NULL"),
            "the old run reads as generator version 1 without options: %s", a);
     tap_ok(t, !strcmp(query_text(db, "SELECT case_id FROM case_list WHERE id = 1", a, sizeof a), "g1:5:3"),
            "case_list names its case %s", a);
     s = store_open(db, &err);
-    tap_ok(t, s && store_found_version(s) == 2, "it opens again without migrating");
+    tap_ok(t, s && store_found_version(s) == STORE_SCHEMA_VERSION, "it opens again without migrating");
     store_close(s);
 }
 
