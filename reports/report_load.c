@@ -99,7 +99,9 @@ static const char *const load_sql[Q_COUNT] = {
     [Q_COV_ELEMENTS] =
         "SELECT CASE WHEN c.elements <= 1 THEN '1' WHEN c.elements <= 16 THEN '2-16'"
         " WHEN c.elements <= 256 THEN '17-256' WHEN c.elements <= 4096 THEN '257-4096'"
-        " ELSE '> 4096' END," COVERAGE_FROM " GROUP BY 1 ORDER BY min(c.elements)",
+        " WHEN c.elements <= 65536 THEN '4097-65536' WHEN c.elements <= 1048576"
+        " THEN '65537-1048576' ELSE '> 1048576' END," COVERAGE_FROM
+        " GROUP BY 1 ORDER BY min(c.elements)",
     [Q_COV_LAYOUT] = "SELECT c.layout," COVERAGE_FROM " GROUP BY 1",
     [Q_COV_DISTRIBUTION] = "SELECT c.distribution," COVERAGE_FROM " GROUP BY 1",
     [Q_COV_CLASSES] = "SELECT c.classes," COVERAGE_FROM " GROUP BY 1",
