@@ -317,14 +317,14 @@ char *runner_options_json(const runner_options *o)
 {
     char seed[24], backend[RUNNER_BACKEND_TEXT];
     snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
-    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:I, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I}",
+    json_t *j = json_pack("{s:s, s:s?, s:s, s:s?, s:o, s:o, s:I, s:I, s:I, s:s, s:b, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:f}",
                           "backend", o->backend ? runner_backend_text(o, backend, sizeof backend) : "?",
                           "device", o->device,
                           "seed", seed,
                           "feature_level", o->gen.feature_level ? fl_name(o->gen.feature_level) : NULL,
                           "ops", mask_json(o->gen.op_mask, 0),
                           "types", mask_json(0, o->gen.input_type_mask),
-                          "max_elements", (json_int_t)o->gen.max_elements,
+                          "max_elements", (json_int_t)gen_max_elements(&o->gen),
                           "reject_per_mille", (json_int_t)o->gen.reject_per_mille,
                           "inputs_per_desc", (json_int_t)o->gen.inputs_per_desc,
                           "nan_policy", nan_policy_name(o->nan),
@@ -334,7 +334,9 @@ char *runner_options_json(const runner_options *o)
                           "batch", (json_int_t)o->batch,
                           "commit_cases", (json_int_t)o->commit_cases,
                           "case_timeout_ms", (json_int_t)o->case_timeout_ms,
-                          "shrink_budget", (json_int_t)o->shrink_budget);
+                          "shrink_budget", (json_int_t)o->shrink_budget,
+                          "reference_timeout_ms", (json_int_t)o->reference_timeout_ms,
+                          "shrink_time_s", o->shrink_seconds);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return text;
