@@ -8,7 +8,7 @@ packages=(
   libsqlite3-dev sqlite3 libjansson-dev
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers clinfo
   pocl-opencl-icd oclgrind
-  libclang-rt-14-dev valgrind libxml2-utils git
+  libclang-rt-14-dev valgrind libxml2-utils git zip unzip
   python3 python3-numpy
   chromium  # report_png: the HTML report rendered headless, no sideways scroll at 800/1400 px
 )
