@@ -10,16 +10,13 @@
 #include "oracle_guard.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-/* How often a wait for the child looks at the stop flag. */
-#define STOP_POLL_MS 100
+#include "pipe_io.h"
 
 typedef struct oracle_header {
     int32_t ok;
@@ -30,49 +27,15 @@ typedef struct oracle_header {
 
 enum { PIPE_DONE, PIPE_TIMED_OUT, PIPE_CLOSED, PIPE_STOPPED };
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static bool write_all(int fd, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static bool stop_raised(const oracle_limits *limits)
-{
-    return limits->stop && *limits->stop;
-}
-
-/* Reads exactly n bytes by the deadline, looking at the stop flag every STOP_POLL_MS. */
+/* Reads exactly n bytes by the deadline, looking at the stop flag (pipe_io.h). */
 static int read_within(int fd, void *dst, size_t n, double deadline_ms, const oracle_limits *limits)
 {
     uint8_t *p = dst;
     while (n) {
-        if (stop_raised(limits))
-            return PIPE_STOPPED;
-        double left = deadline_ms - now_ms();
-        if (left <= 0)
-            return PIPE_TIMED_OUT;
-        struct pollfd pf = { .fd = fd, .events = POLLIN };
-        int ready = poll(&pf, 1, left > STOP_POLL_MS ? STOP_POLL_MS : (int)left + 1);
-        if (ready < 0 && errno != EINTR)
-            return PIPE_CLOSED;
-        if (ready <= 0)
-            continue;
+        int wait = pipe_wait_readable(fd, deadline_ms, limits->stop);
+        if (wait != WAIT_READABLE)
+            return wait == WAIT_STOPPED ? PIPE_STOPPED : wait == WAIT_TIMED_OUT ? PIPE_TIMED_OUT
+                                                                               : PIPE_CLOSED;
         ssize_t k = read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
@@ -86,8 +49,8 @@ static int read_within(int fd, void *dst, size_t n, double deadline_ms, const or
 
 static bool write_outputs(int fd, const case_outputs *o)
 {
-    return write_all(fd, o->output, o->output_bytes)
-           && (!o->indices || write_all(fd, o->indices, o->indices_bytes));
+    return pipe_write_all(fd, o->output, o->output_bytes)
+           && (!o->indices || pipe_write_all(fd, o->indices, o->indices_bytes));
 }
 
 static int read_outputs(int fd, case_outputs *o, double deadline_ms, const oracle_limits *limits)
@@ -111,7 +74,7 @@ static _Noreturn void child_compute(const dml_case *c, const exec_options *exec,
     h.classes = o.classes;
     h.has_flushed = h.ok && o.flushed.output != NULL;
     snprintf(h.message, sizeof h.message, "%s", err.msg);
-    bool sent = write_all(out, &h, sizeof h)
+    bool sent = pipe_write_all(out, &h, sizeof h)
                 && (!h.ok || (write_outputs(out, &o.expected)
                               && (!h.has_flushed || write_outputs(out, &o.flushed))));
     _exit(sent ? 0 : 3);
@@ -131,7 +94,7 @@ static oracle_outcome out_of_memory(const dml_case *c, const char *what, dmlc_er
 static int receive_answer(int fd, const dml_case *c, const oracle_limits *limits, check_oracle *o,
                           dmlc_error *err)
 {
-    double deadline = now_ms() + limits->limit_ms;
+    double deadline = pipe_now_ms() + limits->limit_ms;
     oracle_header h;
     int r = read_within(fd, &h, sizeof h, deadline, limits);
     if (r != PIPE_DONE)
@@ -202,13 +165,6 @@ static uint64_t reference_work(const dml_case *c)
     return taps > elements ? taps : elements;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
                               const oracle_limits *limits, check_oracle *o, dmlc_error *err)
 {
@@ -220,10 +176,10 @@ oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
         return outcome;
     /* Less work, or no process to spare (fork failed): here, as fast as it goes, the limit
      * judged when it is done. */
-    double start = seconds_now();
+    double start = pipe_now_ms();
     if (!check_prepare(c, exec, o, err))
         return ORACLE_FAILED;
-    if (limits && limits->limit_ms && (seconds_now() - start) * 1000.0 > limits->limit_ms) {
+    if (limits && limits->limit_ms && pipe_now_ms() - start > limits->limit_ms) {
         check_oracle_free(o);
         err_set(err, "the reference took longer than %u ms (--reference-timeout)", limits->limit_ms);
         return ORACLE_OUT_OF_TIME;

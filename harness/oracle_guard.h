@@ -2,7 +2,7 @@
  * oracle_guard.h: the oracle half of a check (check_prepare) under a time limit and the
  * caller's stop flag.  The reference engine runs to the end once started and looks at no
  * flag, so a large case is computed in a child process that the parent can kill: a stop
- * acts within STOP_POLL_MS, and a reference that outlives its limit costs that case (the
+ * acts within PIPE_STOP_POLL_MS (pipe_io.h), and a reference that outlives its limit costs that case (the
  * caller records it as not checked), never the run.  Cases of less work, whose reference
  * takes at most tenths of a second, are computed in this process: a fork costs a large-tier
  * case more than its reference (it cut a default run's cases/s by a sixth), and a stop still

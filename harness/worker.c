@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +22,9 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "pipe_io.h"
 #include "validate.h"
 
 #define WIRE_MAGIC 0x444d4c57u /* "DMLW" */
@@ -35,9 +34,6 @@
 /* Answer status for a case the worker had no memory for (the case's input or the guarded
  * outputs): the backend did not run and is not to blame; the message says what and how big. */
 #define WIRE_OUT_OF_MEMORY (-2)
-/* How often a wait for the child looks at the caller's stop flag: a stop acts this soon even
- * while the backend is busy with a long case. */
-#define STOP_POLL_MS 100
 
 enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2 };
 
@@ -70,74 +66,20 @@ struct worker {
     bool interrupted;           /* the last wait ended on the stop flag */
 };
 
-/* ---- Plain I/O ---------------------------------------------------------------------- */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static bool write_all(int fd, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static bool read_all(int fd, void *data, size_t n)
-{
-    uint8_t *p = data;
-    while (n) {
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 /* The statuses whose answers carry the outputs the backend wrote (run_status_has_outputs). */
 static bool status_has_outputs(int32_t status)
 {
     return status >= 0 && run_status_has_outputs((run_status)status);
 }
 
-static bool stop_raised(const worker *w)
-{
-    return w->cfg.stop && *w->cfg.stop;
-}
+enum { READ_DONE = WAIT_READABLE, READ_TIMED_OUT = WAIT_TIMED_OUT, READ_EOF = WAIT_FAILED,
+       READ_STOPPED = WAIT_STOPPED };
 
-enum { READ_DONE = 1, READ_TIMED_OUT = 0, READ_EOF = -1, READ_STOPPED = -2 };
-
-/* Waits until the child's pipe is readable, the deadline passes or the stop flag is raised,
- * looking at the flag every STOP_POLL_MS.  Returns poll's answer, or READ_STOPPED. */
+/* Waits until the child's pipe is readable, the deadline passes or the stop flag is raised
+ * (pipe_io.h): READ_DONE (readable), READ_TIMED_OUT, READ_EOF (poll failed) or READ_STOPPED. */
 static int wait_readable(worker *w, double deadline_ms)
 {
-    for (;;) {
-        if (stop_raised(w))
-            return READ_STOPPED;
-        double left = deadline_ms - now_ms();
-        if (left <= 0)
-            return 0;
-        int slice = w->cfg.stop && left > STOP_POLL_MS ? STOP_POLL_MS : (int)left + 1;
-        struct pollfd pf = { .fd = w->from_child, .events = POLLIN };
-        int r = poll(&pf, 1, slice);
-        if (r > 0 || (r < 0 && errno != EINTR))
-            return r;
-    }
+    return pipe_wait_readable(w->from_child, deadline_ms, w->cfg.stop);
 }
 
 /* ---- The child ---------------------------------------------------------------------- */
@@ -183,7 +125,7 @@ static void child_answer(child_state *s, int32_t status, double time_us, const c
                 skip -= iov[i].iov_len;
                 continue;
             }
-            if (!write_all(s->out, (uint8_t *)iov[i].iov_base + skip, iov[i].iov_len - skip))
+            if (!pipe_write_all(s->out, (uint8_t *)iov[i].iov_base + skip, iov[i].iov_len - skip))
                 _exit(3);
             skip = 0;
         }
@@ -217,7 +159,7 @@ static void child_range(child_state *s, uint64_t first, uint32_t count)
 static void child_explicit_case(child_state *s)
 {
     dml_case c;
-    if (!read_all(s->in, &c, sizeof c))
+    if (!pipe_read_all(s->in, &c, sizeof c))
         _exit(3);
     c.expected_output = c.expected_indices = NULL;
     c.comment = NULL;
@@ -230,7 +172,7 @@ static void child_explicit_case(child_state *s)
         child_answer(s, WIRE_OUT_OF_MEMORY, 0, NULL, message);
         _exit(3);
     }
-    if (!read_all(s->in, c.input_data, bytes))
+    if (!pipe_read_all(s->in, c.input_data, bytes))
         _exit(3);
     case_link(&c);
     child_run(s, &c);
@@ -255,10 +197,10 @@ static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_
         cfg->backend->info(s.b, &h.info);
     else
         snprintf(h.message, sizeof h.message, "%s", err.msg);
-    if (!write_all(out, &h, sizeof h) || !s.b)
+    if (!pipe_write_all(out, &h, sizeof h) || !s.b)
         _exit(0);
     request r;
-    while (read_all(in, &r, sizeof r) && r.magic == WIRE_MAGIC) {
+    while (pipe_read_all(in, &r, sizeof r) && r.magic == WIRE_MAGIC) {
         if (r.type == REQUEST_RANGE)
             child_range(&s, r.first, r.count);
         else if (r.type == REQUEST_CASE)
@@ -344,8 +286,8 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     w->from_child = up[0];
     w->start = w->end = 0;
     hello h;
-    int ready = wait_readable(w, now_ms() + w->cfg.open_timeout_ms);
-    if (ready <= 0 || !read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
+    int ready = wait_readable(w, pipe_now_ms() + w->cfg.open_timeout_ms);
+    if (ready <= 0 || !pipe_read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
         char how[256];
         reap(w, true, how, sizeof how);
         close_fd(&w->to_child);
@@ -405,7 +347,7 @@ bool worker_restart(worker *w, dmlc_error *err)
 bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err)
 {
     request r = { .magic = WIRE_MAGIC, .type = REQUEST_RANGE, .count = count, .first = first };
-    if (!write_all(w->to_child, &r, sizeof r))
+    if (!pipe_write_all(w->to_child, &r, sizeof r))
         return err_set(err, "the worker stopped reading requests");
     return true;
 }
@@ -413,8 +355,8 @@ bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *er
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err)
 {
     request r = { .magic = WIRE_MAGIC, .type = REQUEST_CASE, .count = 1 };
-    if (!write_all(w->to_child, &r, sizeof r) || !write_all(w->to_child, c, sizeof *c)
-        || !write_all(w->to_child, c->input_data, case_tensor_bytes(&c->input)))
+    if (!pipe_write_all(w->to_child, &r, sizeof r) || !pipe_write_all(w->to_child, c, sizeof *c)
+        || !pipe_write_all(w->to_child, c->input_data, case_tensor_bytes(&c->input)))
         return err_set(err, "the worker stopped reading requests");
     return true;
 }
@@ -512,7 +454,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
-    double deadline = now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
+    double deadline = pipe_now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
     answer_header h;
     int r = read_by(w, &h, sizeof h, deadline);
     if (r == READ_STOPPED)

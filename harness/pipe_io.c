@@ -1,0 +1,65 @@
+/*
+ * pipe_io.c: pipe I/O shared by the worker and the reference guard (pipe_io.h).
+ */
+#include "pipe_io.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+double pipe_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+bool pipe_write_all(int fd, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+bool pipe_read_all(int fd, void *data, size_t n)
+{
+    uint8_t *p = data;
+    while (n) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+int pipe_wait_readable(int fd, double deadline_ms, const volatile sig_atomic_t *stop)
+{
+    for (;;) {
+        if (stop && *stop)
+            return WAIT_STOPPED;
+        double left = deadline_ms - pipe_now_ms();
+        if (left <= 0)
+            return WAIT_TIMED_OUT;
+        int slice = stop && left > PIPE_STOP_POLL_MS ? PIPE_STOP_POLL_MS : (int)left + 1;
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int r = poll(&pf, 1, slice);
+        if (r > 0)
+            return WAIT_READABLE;
+        if (r < 0 && errno != EINTR)
+            return WAIT_FAILED;
+    }
+}
