@@ -5,7 +5,6 @@
  * runs here.  `dmlcheck export --family N` writes instead the smallest case shrinking stored
  * for family N of a results database (the numbering `run` and `report` print).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "casefile.h"
+#include "cli_args.h"
 #include "families.h"
 #include "reference.h"
 #include "runner.h"
@@ -37,18 +37,6 @@ static void usage(FILE *f)
         "and refuses any other (exit 2).  A bare SEED:INDEX is exported as version %d with a\n"
         "warning.  --db FILE checks the id against the run that recorded it, as\n"
         "`dmlcheck replay --help` describes.\n", GEN_OLDEST_VERSION, GEN_VERSION, GEN_VERSION);
-}
-
-/* A positive decimal number: a family number or a run id. */
-static bool parse_positive(const char *text, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || *end || end == text || v <= 0)
-        return false;
-    *out = v;
-    return true;
 }
 
 static int export_family(int64_t number, const char *db, int64_t run_id, bool all_runs)
@@ -95,8 +83,8 @@ static int family_command(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        bool ok = c == 'd' || c == 'a' || (c == 'f' && parse_positive(optarg, &number))
-                  || (c == 'r' && parse_positive(optarg, &run_id));
+        bool ok = c == 'd' || c == 'a' || (c == 'f' && cli_parse_positive(optarg, &number))
+                  || (c == 'r' && cli_parse_positive(optarg, &run_id));
         if (c == 'd')
             db = optarg;
         all_runs |= c == 'a';

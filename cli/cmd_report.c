@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "report_model.h"
 
 typedef enum report_format { FORMAT_AUTO, FORMAT_HTML, FORMAT_MD, FORMAT_JUNIT } report_format;
@@ -49,17 +50,6 @@ static void usage(FILE *f)
             "                       first as far as they fit, replay commands for the largest\n\n"
             "exit: 0 nothing to act on, 1 unexpected failures or regressions, 2 error\n",
             REPORT_DEFAULT_MIN_CASES);
-}
-
-static bool parse_id(const char *text, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || *end || end == text || v <= 0)
-        return false;
-    *out = v;
-    return true;
 }
 
 static report_format format_from_path(const char *path)
@@ -110,14 +100,14 @@ static int parse_args(int argc, char **argv, report_args *a)
         case 'h': usage(stdout); return 1;
         case OPT_RUN:
         case OPT_BASELINE_RUN:
-            if (!parse_id(optarg, c == OPT_RUN ? &a->run_id : &a->baseline_run)) {
+            if (!cli_parse_positive(optarg, c == OPT_RUN ? &a->run_id : &a->baseline_run)) {
                 fprintf(stderr, "dmlcheck report: %s needs a run id (a positive integer), not "
                                 "'%s'\n", c == OPT_RUN ? "--run" : "--baseline-run", optarg);
                 return 2;
             }
             break;
         case OPT_MIN_CASES:
-            if (!parse_id(optarg, &n) || n > 1000000000) {
+            if (!cli_parse_positive(optarg, &n) || n > 1000000000) {
                 fprintf(stderr, "dmlcheck report: --min-cases needs a positive integer, not '%s'\n",
                         optarg);
                 return 2;

@@ -303,6 +303,20 @@ static bool parse_key(const char *fl, const char *op, const char *in, const char
     return true;
 }
 
+/* The cell a row names in its first five columns (level, op, input, output, indices types);
+ * NULL with err set. */
+static report_cell *cell_of_row(sqlite3_stmt *s, report_model *m, dmlc_error *err)
+{
+    report_cell_key k;
+    if (!parse_key(col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3), col_text(s, 4),
+                   &k, err))
+        return NULL;
+    report_cell *c = report_model_cell(m, &k);
+    if (!c)
+        err_set(err, "out of memory");
+    return c;
+}
+
 /* Each cell's most common skip reason (the query orders by count). */
 static bool load_skip_reasons(report_db *d, report_model *m, int64_t lo, int64_t hi, dmlc_error *err)
 {
@@ -311,13 +325,9 @@ static bool load_skip_reasons(report_db *d, report_model *m, int64_t lo, int64_t
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {
-        report_cell_key k;
-        if (!parse_key(col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3),
-                       col_text(s, 4), &k, err))
-            return false;
-        report_cell *c = report_model_cell(m, &k);
+        report_cell *c = cell_of_row(s, m, err);
         if (!c)
-            return err_set(err, "out of memory");
+            return false;
         if (!c->skip_reason && !(c->skip_reason = report_strdup(col_text(s, 5))))
             return err_set(err, "out of memory");
     }
@@ -331,13 +341,9 @@ static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dm
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {
-        report_cell_key k;
-        if (!parse_key(col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3),
-                       col_text(s, 4), &k, err))
-            return false;
-        report_cell *c = report_model_cell(m, &k);
+        report_cell *c = cell_of_row(s, m, err);
         if (!c)
-            return err_set(err, "out of memory");
+            return false;
         c->n.run += col_u64(s, 5);
         c->n.passed += col_u64(s, 6);
         c->n.failed += col_u64(s, 7);
