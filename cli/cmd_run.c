@@ -58,7 +58,7 @@ static void print_outlook(const char *db, int64_t run_id)
     report_model m;
     dmlc_error err;
     report_model_init(&m);
-    if ((m.title = report_strdup("outlook")) && report_load(&m, db, run_id, false, &err)
+    if ((m.title = report_strdup("outlook")) && report_load_verdicts(&m, db, run_id, &err)
         && report_model_finish(&m, &err))
         for (size_t i = 0; i < m.verdict_count; i++)
             if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)

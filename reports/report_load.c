@@ -649,7 +649,9 @@ static bool load_coverage(report_db *d, report_model *m, int64_t lo, int64_t hi,
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-bool report_load(report_model *m, const char *path, int64_t run_id, bool all_runs,
+/* The runs and cells (all the verdicts need), and with `everything` the signatures, coverage
+ * and families too. */
+static bool load(report_model *m, const char *path, int64_t run_id, bool all_runs, bool everything,
                  dmlc_error *err)
 {
     report_db d;
@@ -657,13 +659,25 @@ bool report_load(report_model *m, const char *path, int64_t run_id, bool all_run
         return false;
     int64_t lo = 0, hi = 0;
     bool ok = db_check(&d, err) && db_select(&d, run_id, all_runs, &lo, &hi, &m->selection, err)
-              && load_runs(&d, m, lo, hi, err) && load_cells(&d, m, lo, hi, err)
-              && load_signatures(&d, m, lo, hi, err) && load_coverage(&d, m, lo, hi, err)
-              && families_find(d.db, lo, hi, &m->families, err);
+              && load_runs(&d, m, lo, hi, err) && load_cells(&d, m, lo, hi, err);
+    ok = ok && (!everything
+                || (load_signatures(&d, m, lo, hi, err) && load_coverage(&d, m, lo, hi, err)
+                    && families_find(d.db, lo, hi, &m->families, err)));
     db_close(&d);
     if (ok && !(m->db_path = report_strdup(path)))
         ok = err_set(err, "out of memory");
     return ok;
+}
+
+bool report_load(report_model *m, const char *path, int64_t run_id, bool all_runs,
+                 dmlc_error *err)
+{
+    return load(m, path, run_id, all_runs, true, err);
+}
+
+bool report_load_verdicts(report_model *m, const char *path, int64_t run_id, dmlc_error *err)
+{
+    return load(m, path, run_id, false, false, err);
 }
 
 /* ---- expectations ------------------------------------------------------------------- */

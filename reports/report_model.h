@@ -225,6 +225,9 @@ const report_expectation *report_model_expectation_for(const report_model *m,
 /* Fills m from the results database at path, opened read-only: run run_id (0: the latest),
  * or every run when all_runs.  Call report_model_finish afterwards.  False with a message
  * for a missing, empty, foreign or newer database, or an unknown run. */
+/* report_load of one run with only what the verdicts need (runs and cells): for `run`'s
+ * outlook, which must not cost as much as a report. */
+bool report_load_verdicts(report_model *m, const char *path, int64_t run_id, dmlc_error *err);
 bool report_load(report_model *m, const char *path, int64_t run_id, bool all_runs,
                  dmlc_error *err);
 /* Loads expectations from a file (JSON, see reports/README.md) into m. */
