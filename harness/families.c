@@ -285,8 +285,10 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
     char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
+    /* Schema version 3's column; report reads older files too (the run range binds to nothing
+     * here, which SQLite allows). */
     sqlite3_stmt *probe = prepare(&rd, "SELECT count(*) FROM pragma_table_info('signatures')"
-                                       " WHERE name = 'nondeterministic' AND ?1 <= ?2", NULL);
+                                       " WHERE name = 'nondeterministic'", NULL);
     bool probe_failed = false;
     rd.has_nondeterministic = probe && step(&rd, probe, &probe_failed) && sqlite3_column_int(probe, 0);
     sqlite3_finalize(probe);
