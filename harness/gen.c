@@ -23,6 +23,7 @@
 #include "dtype.h"
 #include "draw.h"
 #include "gen_values.h"
+#include "layout.h"
 #include "op_module.h"
 #include "prng.h"
 
@@ -251,13 +252,13 @@ static shape_request draw_request(prng *p, gen_tier tier, uint64_t budget)
  * innermost dimension `pitch` elements apart. */
 static void strides_in_order(case_tensor *t, const unsigned *order, const UINT *pad, UINT pitch)
 {
-    uint64_t stride = pitch;
-    for (unsigned i = t->rank; i-- > 0;) {
-        unsigned d = order[i];
-        t->strides[d] = (UINT)stride;
-        stride *= (uint64_t)t->sizes[d] + pad[d];
-    }
-    t->has_strides = true;
+    tensor_layout l;
+    layout_init(&l, t->rank);
+    l.explicit_strides = true;
+    memcpy(l.order, order, sizeof(unsigned) * t->rank);
+    memcpy(l.pad, pad, sizeof(UINT) * t->rank);
+    l.pitch = pitch;
+    layout_apply(&l, t);
 }
 
 static void identity_order(unsigned rank, unsigned *order)
@@ -339,13 +340,11 @@ static void layout_broadcast(prng *p, case_tensor *t)
             zeroed |= 1u << d;
     if (!zeroed)
         zeroed = 1u << draw_bit(p, candidates);
-    uint64_t stride = 1;
-    for (unsigned d = t->rank; d-- > 0;) {
-        t->strides[d] = (zeroed & (1u << d)) ? 0 : (UINT)stride;
-        if (!(zeroed & (1u << d)))
-            stride *= t->sizes[d];
-    }
-    t->has_strides = true;
+    tensor_layout l;
+    layout_init(&l, t->rank);
+    l.explicit_strides = true;
+    l.broadcast = zeroed;
+    layout_apply(&l, t);
 }
 
 /* Packed, with TotalTensorSizeInBytes larger than needed (by a multiple of 4). */

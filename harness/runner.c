@@ -919,8 +919,6 @@ static bool family_shrunk(const runner *r, size_t i)
     return false;
 }
 
-/* Minimizes the first case of each new signature family and stores it as a case file,
- * within the run's shrinking time. */
 /* New signatures whose family has none shrunk before them: the ones shrinking visits. */
 static size_t families_to_shrink(const runner *r)
 {
@@ -961,6 +959,8 @@ static bool recheck_new_families(runner *r, dmlc_error *err)
     return true;
 }
 
+/* Minimizes the first case of each new signature family and stores it as a case file,
+ * within the run's shrinking time. */
 static bool shrink_new_signatures(runner *r, dmlc_error *err)
 {
     double until = now_s() + r->o->shrink_seconds;

@@ -1,8 +1,10 @@
 /*
  * shrink.h: minimizing a failing case.  Starting from a case that fails, tries smaller
- * variants one at a time (packed layout, fewer dimensions, smaller sizes, fewer axes,
- * plainer pooling parameters, simpler values) and keeps each one the caller's predicate
- * says still fails the same way, until no variant does or the budget is spent.  Every
+ * variants one at a time (fewer dimensions, smaller sizes, fewer axes, plainer pooling
+ * parameters, one layout property less, simpler values) and keeps each one the caller's
+ * predicate says still fails the same way, until no variant does or the budget is spent.
+ * Strided, broadcast, padded and permuted layouts and ceil output sizes are kept while the
+ * dimensions shrink, and dropped only as variants of their own.  Every
  * candidate is valid at the case's feature level before the predicate sees it.
  */
 #ifndef DMLCHECK_SHRINK_H
