@@ -16,54 +16,124 @@
 #include "report_model.h"
 #include "runner.h"
 
-/* What a level that lacks cases needs: how many cases in all would, at this run's rate, give
- * every required cell --min-cases (REPORT_DEFAULT_MIN_CASES) judged cases, and how many of
- * its cells no run length helps (every case skipped by the backend, or none drawn). */
-static void print_level_outlook(const report_model *m, const report_verdict *v)
+/* What a level that lacks cases needs: its required cells short of min_cases judged cases,
+ * how many cases in all would, at this run's rate, judge each of those that ran any
+ * min_cases times, and those no run length helps (every case skipped by the backend) or
+ * that were never drawn. */
+typedef struct level_needs {
+    size_t short_cells, skipped_cells, undrawn_cells;
+    uint64_t cases_needed; /* 0: no short cell ran a judged case */
+} level_needs;
+
+static level_needs needs_of_level(const report_model *m, DML_FEATURE_LEVEL fl)
 {
-    uint64_t needed = 0;
-    size_t short_cells = 0, skipped_cells = 0, undrawn_cells = 0;
+    level_needs n = { 0 };
     for (size_t i = 0; i < m->cell_count; i++) {
         const report_cell *c = &m->cells[i];
         uint64_t judged = c->n.passed + c->n.failed;
-        if (c->key.fl != v->fl || !c->required || c->status != REPORT_CELL_FEW)
+        if (c->key.fl != fl || !c->required || c->status != REPORT_CELL_FEW)
             continue;
-        short_cells++;
+        n.short_cells++;
         if (judged == 0) {
-            skipped_cells += c->n.run > 0;
-            undrawn_cells += c->n.run == 0;
+            n.skipped_cells += c->n.run > 0;
+            n.undrawn_cells += c->n.run == 0;
             continue;
         }
         uint64_t total = (m->min_cases * m->total_cases + judged - 1) / judged;
-        needed = total > needed ? total : needed;
+        n.cases_needed = total > n.cases_needed ? total : n.cases_needed;
     }
+    return n;
+}
+
+static void print_level_outlook(const report_model *m, const report_verdict *v)
+{
+    level_needs n = needs_of_level(m, v->fl);
     printf("outlook %s: %zu of %zu required cells have fewer than %u judged cases", fl_name(v->fl),
-           short_cells, v->required_cells, m->min_cases);
-    if (needed)
+           n.short_cells, v->required_cells, m->min_cases);
+    if (n.cases_needed)
         printf("; at this run's rate about %" PRIu64 " cases in all judge each of the others "
-               "%u times (--cases %" PRIu64 ")", needed, m->min_cases, needed);
-    if (skipped_cells)
+               "%u times (--cases %" PRIu64 ")", n.cases_needed, m->min_cases, n.cases_needed);
+    if (n.skipped_cells)
         printf("; %zu ran none of their cases (the backend skipped them: not claimed or "
-               "unsupported; no run length helps)", skipped_cells);
-    if (undrawn_cells)
+               "unsupported; no run length helps)", n.skipped_cells);
+    if (n.undrawn_cells)
         printf("; %zu were never drawn (this run's --types or --ops left them out, or they are "
-               "rare: --types and --ops draw them more often)", undrawn_cells);
+               "rare: --types and --ops draw them more often)", n.undrawn_cells);
     printf("\n");
 }
 
-/* After a run: for each level that cannot reach a verdict for lack of cases, what it needs
- * (the report's own judgement of the run, so both say the same). */
-static void print_outlook(const char *db, int64_t run_id)
+/* The run's verdicts as the report judges them (so both say the same); false on error. */
+static bool load_verdicts(report_model *m, const char *db, int64_t run_id, unsigned min_cases)
+{
+    dmlc_error err;
+    report_model_init(m);
+    m->min_cases = min_cases;
+    if ((m->title = report_strdup("outlook")) && report_load_verdicts(m, db, run_id, &err)
+        && report_model_finish(m, &err))
+        return true;
+    fprintf(stderr, "dmlcheck run: the run's verdicts could not be read: %s\n", err.msg);
+    return false;
+}
+
+/* After a run: for each level that cannot reach a verdict for lack of cases, what it needs. */
+static void print_outlook(const char *db, int64_t run_id, unsigned min_cases)
 {
     report_model m;
-    dmlc_error err;
-    report_model_init(&m);
-    if ((m.title = report_strdup("outlook")) && report_load_verdicts(&m, db, run_id, &err)
-        && report_model_finish(&m, &err))
+    if (load_verdicts(&m, db, run_id, min_cases))
         for (size_t i = 0; i < m.verdict_count; i++)
             if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
                 print_level_outlook(&m, &m.verdicts[i]);
     report_model_free(&m);
+}
+
+/* Going on until a verdict (runner_options.more_cases): while a level without failures lacks
+ * judged cases in cells that ran some (a failing level has its verdict already), run to the largest count its cells need at the run's rate (at least a
+ * tenth more, so that an estimate a little short still makes progress), up to max_cases. */
+typedef struct go_on_rule {
+    const char *db;
+    unsigned min_cases;
+    uint64_t max_cases;
+} go_on_rule;
+
+static uint64_t cases_for_a_verdict(void *ctx, int64_t run_id, uint64_t done)
+{
+    const go_on_rule *rule = ctx;
+    report_model m;
+    uint64_t needed = 0;
+    char levels[64] = "";
+    size_t short_cells = 0, level_count = 0;
+    if (done >= rule->max_cases)
+        return 0;
+    if (!load_verdicts(&m, rule->db, run_id, rule->min_cases)) {
+        report_model_free(&m);
+        return 0;
+    }
+    for (size_t i = 0; i < m.verdict_count; i++) {
+        /* The run is unfinished (INCOMPLETE RUN) until it ends: judge by the cells. */
+        const report_verdict *v = &m.verdicts[i];
+        if (!v->few_cells || v->fail_cells || v->error_cells)
+            continue;
+        level_needs n = needs_of_level(&m, m.verdicts[i].fl);
+        if (!n.cases_needed)
+            continue;
+        needed = n.cases_needed > needed ? n.cases_needed : needed;
+        short_cells += n.short_cells - n.skipped_cells - n.undrawn_cells;
+        level_count++;
+        size_t used = strlen(levels);
+        snprintf(levels + used, sizeof levels - used, "%s%s", used ? ", " : "", fl_name(m.verdicts[i].fl));
+    }
+    unsigned min_cases = m.min_cases;
+    report_model_free(&m);
+    if (!needed)
+        return 0;
+    uint64_t target = needed > done + done / 10 ? needed : done + done / 10;
+    target = target < rule->max_cases ? target : rule->max_cases;
+    printf("going on to %" PRIu64 " cases: level%s %s %s %zu required cell%s with fewer than %u "
+           "judged cases (--max-cases %" PRIu64 " caps this; --cases N alone runs exactly N)\n",
+           target, level_count == 1 ? "" : "s", levels, level_count == 1 ? "has" : "have",
+           short_cells, short_cells == 1 ? "" : "s", min_cases, rule->max_cases);
+    fflush(stdout);
+    return target;
 }
 
 int cmd_run(int argc, char **argv);
@@ -84,7 +154,8 @@ static void usage(FILE *f)
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
-        "                    [--shrink-time SECONDS] [--reference-timeout MS]\n\n"
+        "                    [--shrink-time SECONDS] [--reference-timeout MS]\n"
+        "                    [--until-verdict] [--min-cases N] [--max-cases N]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
         "compares bit-exactly and records every case in the results database.\n\n"
         "  --backend NAME        implementation under test (default: opencl when built, else reference)\n"
@@ -93,8 +164,13 @@ static void usage(FILE *f)
         "  --feature-level L     only this feature level (2_1, 3_0, 4_1, 5_0); default: all\n"
         "  --ops LIST            operators, e.g. argmax,max_pooling2; default: all\n"
         "  --types LIST          input data types, e.g. FLOAT16,u8; default: all\n"
-        "  --cases N             number of cases (default 10000)\n"
+        "  --cases N             number of cases (default: 10000, then --until-verdict)\n"
         "  --time SECONDS        run for this long instead\n"
+        "  --until-verdict       after the cases, go on while a feature level lacks judged\n"
+        "                        cases: to the count its required cells need at the run's\n"
+        "                        rate (the default when neither --cases nor --time is given)\n"
+        "  --min-cases N         judged cases a required cell needs (default 20, as report)\n"
+        "  --max-cases N         --until-verdict stops here (default 100000)\n"
         "  --seed S              seed (default: from the clock; printed first)\n"
         "  --db FILE             results database (default dmlcheck.sqlite); runs append\n"
         "  --strict              judge the nan, denormal and padding_window classes too\n"
@@ -176,13 +252,16 @@ int cmd_run(int argc, char **argv)
         { "dry-run", no_argument, NULL, 'D' },       { "case-timeout", required_argument, NULL, 'T' },
         { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
         { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
+        { "until-verdict", no_argument, NULL, 'U' }, { "min-cases", required_argument, NULL, 'm' },
+        { "max-cases", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;
     runner_options_default(&o);
     o.backend = default_backend();
     o.db_path = "dmlcheck.sqlite";
-    bool seed_given = false;
+    bool seed_given = false, until_verdict = false;
+    go_on_rule rule = { .min_cases = REPORT_DEFAULT_MIN_CASES, .max_cases = 100000 };
     uint64_t v = 0;
     dmlc_error err;
     int index, c;
@@ -200,6 +279,9 @@ int cmd_run(int argc, char **argv)
         case 'b': ok = parse_count(optarg, &v) && v > 0 && v <= 65536; o.batch = (unsigned)v; break;
         case 'S': ok = parse_count(optarg, &v) && v < 1000000; o.shrink_budget = (unsigned)v; break;
         case 'W': ok = parse_count(optarg, &v) && v <= 86400; o.shrink_seconds = (double)v; break;
+        case 'U': until_verdict = true; break;
+        case 'm': ok = parse_count(optarg, &v) && v > 0 && v <= 1000000; rule.min_cases = (unsigned)v; break;
+        case 'M': ok = parse_count(optarg, &rule.max_cases) && rule.max_cases > 0; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -220,8 +302,23 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "dmlcheck run: --cases and --time are exclusive: give one\n");
         return 2;
     }
-    if (!o.cases && o.time_s <= 0)
+    if (until_verdict && o.time_s > 0) {
+        fprintf(stderr, "dmlcheck run: --until-verdict goes on from --cases, not from --time\n");
+        return 2;
+    }
+    if (!o.cases && o.time_s <= 0) {
         o.cases = 10000;
+        until_verdict = true;
+    }
+    char rule_text[128];
+    if (until_verdict && !o.dry_run) {
+        rule.db = o.db_path;
+        snprintf(rule_text, sizeof rule_text, "until every required cell has %u judged cases, "
+                 "at most %" PRIu64 " cases", rule.min_cases, rule.max_cases);
+        o.more_cases = cases_for_a_verdict;
+        o.more_cases_ctx = &rule;
+        o.more_cases_rule = rule_text;
+    }
     if (!seed_given)
         o.seed = seed_from_clock();
     /* SEED first, so even a run that dies at once can be repeated. */
@@ -243,7 +340,7 @@ int cmd_run(int argc, char **argv)
     if (code == 2 && err.msg[0])
         fprintf(stderr, "dmlcheck run: %s\n", err.msg);
     if ((code == 0 || code == 1) && report.run_id && !o.dry_run && !o.quiet)
-        print_outlook(o.db_path, report.run_id);
+        print_outlook(o.db_path, report.run_id, rule.min_cases);
     if (code == RUNNER_EXIT_INTERRUPTED && report.run_id)
         fprintf(stderr, "dmlcheck run: stopped by a signal; %" PRIu64 " cases recorded in run %" PRId64
                 " of %s, %s\n", report.cases, report.run_id, o.db_path,

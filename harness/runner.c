@@ -337,6 +337,11 @@ char *runner_options_json(const runner_options *o)
                           "shrink_budget", (json_int_t)o->shrink_budget,
                           "reference_timeout_ms", (json_int_t)o->reference_timeout_ms,
                           "shrink_time_s", o->shrink_seconds);
+    if (j && o->more_cases && o->more_cases_rule
+        && json_object_set_new(j, "go_on", json_string(o->more_cases_rule)) != 0) {
+        json_decref(j);
+        j = NULL;
+    }
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return text;
@@ -508,6 +513,7 @@ typedef struct runner {
     size_t sig_count, sig_cap;
     uint64_t fl_counts[8][VERDICT_COUNT];
     uint64_t uncommitted;
+    uint64_t case_target;   /* o->cases, then what o->more_cases asked for; 0: no count */
     double start, last_commit, last_progress;
     bool progress_shown;
     bool stopped;           /* the stop flag ended a wait for the worker: record no more */
@@ -532,8 +538,8 @@ static void show_progress(runner *r, bool force)
     double elapsed = now - r->start;
     double rate = elapsed > 0 ? (double)r->rep->cases / elapsed : 0;
     char eta[32] = "-";
-    if (r->o->cases && rate > 0)
-        snprintf(eta, sizeof eta, "%.0fs", (double)(r->o->cases - r->rep->cases) / rate);
+    if (r->case_target && rate > 0)
+        snprintf(eta, sizeof eta, "%.0fs", (double)(r->case_target - r->rep->cases) / rate);
     else if (r->o->time_s > 0)
         snprintf(eta, sizeof eta, "%.0fs", r->o->time_s > elapsed ? r->o->time_s - elapsed : 0);
     fprintf(r->o->out, "\r\033[K%" PRIu64 " cases  %.0f/s  %" PRIu64 " failed  %" PRIu64
@@ -746,7 +752,7 @@ static bool want_more(const runner *r, uint64_t next_index)
 {
     if (stop_raised(r->o))
         return false;
-    if (r->o->cases && next_index >= r->o->cases)
+    if (r->case_target && next_index >= r->case_target)
         return false;
     if (r->o->time_s > 0 && now_s() - r->start >= r->o->time_s)
         return false;
@@ -760,8 +766,8 @@ static void plan_slot(const runner *r, slot *s, uint64_t *next_index)
     if (!want_more(r, *next_index))
         return;
     uint64_t n = r->o->batch;
-    if (r->o->cases && r->o->cases - *next_index < n)
-        n = r->o->cases - *next_index;
+    if (r->case_target && r->case_target - *next_index < n)
+        n = r->case_target - *next_index;
     s->count = (uint32_t)n;
     *next_index += n;
 }
@@ -824,6 +830,26 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
     return true;
 }
 
+/* At the case target: asks the caller for more cases (o->more_cases reads the committed
+ * database) and plans the next slot when it wants some; *more says so.  False on error. */
+static bool go_on(runner *r, slot *s, uint64_t *next_index, bool *more, dmlc_error *err)
+{
+    *more = false;
+    if (!r->o->more_cases || !r->case_target || stop_raised(r->o))
+        return true;
+    if (!commit_if_due(r, true, err) || !recorder_drain(r->rec, err))
+        return false;
+    clear_progress(r);
+    uint64_t target = r->o->more_cases(r->o->more_cases_ctx, r->rep->run_id, r->rep->cases);
+    if (target <= r->case_target)
+        return true;
+    r->case_target = target;
+    plan_slot(r, s, next_index);
+    request_range(r, s->first, s->count);
+    *more = s->count > 0;
+    return true;
+}
+
 static bool run_loop(runner *r, dmlc_error *err)
 {
     slot slots[2] = { { 0 } };
@@ -838,7 +864,9 @@ static bool run_loop(runner *r, dmlc_error *err)
     int cur = 0;
     plan_slot(r, &slots[cur], &next_index);
     request_range(r, slots[cur].first, slots[cur].count);
-    while (ok && slots[cur].count && !r->stopped) {
+    bool more = true;
+    while (ok && !r->stopped && (slots[cur].count
+                                 || ((ok = go_on(r, &slots[cur], &next_index, &more, err)) && more))) {
         slot *s = &slots[cur], *n = &slots[!cur];
         if (!prepare_slot(r, s, err)) {
             ok = r->stopped;
@@ -1165,6 +1193,7 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
                                    .rules = { .strict = o->strict,
                                               .device_flushes = r.info.flushes_denormals } };
         r.start = r.last_commit = now_s();
+        r.case_target = o->cases;
         bool ok = store_batch_begin(r.db, err) && (r.rec = recorder_start(r.db, err)) != NULL
             && run_loop(&r, err);
         /* Even after an error, keep what was checked: commit the open batch. */

@@ -49,6 +49,13 @@ typedef struct runner_options {
     FILE *out;                   /* where lines go (stdout) */
     const volatile sig_atomic_t *stop; /* set asynchronously: stop within ~100 ms, keep what was recorded */
     const char *command_line;    /* recorded with the run */
+    /* Asked each time `cases` cases are done (committed, so a reader of db_path sees them
+     * all): the case count to go on to, or 0 to end.  The run keeps its seed and options, so
+     * the further cases are the same run, named and replayed alike.  NULL: end at `cases`.
+     * `dmlcheck run` goes on until every required cell has its judged cases. */
+    uint64_t (*more_cases)(void *ctx, int64_t run_id, uint64_t cases_done);
+    void *more_cases_ctx;
+    const char *more_cases_rule; /* what more_cases asks, for the run's options JSON ("go_on") */
 } runner_options;
 
 /* Defaults for everything but backend, seed and db_path. */
