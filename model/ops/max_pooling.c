@@ -360,7 +360,7 @@ static void max_pooling_visit_grid(const dml_case *c, const uint32_t *out, decid
     uint64_t cells = 1;
     for (unsigned s = 0; s < c->spatial_count; s++)
         cells *= grid->extent[s];
-    decider_cell cell;
+    decider_cell cell = { .decides = true };
     memcpy(cell.in, out, sizeof(uint32_t) * c->input.rank);
     for (uint64_t k = 0; visit && k < cells; k++) {
         uint64_t rest = k;
