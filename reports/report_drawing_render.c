@@ -191,7 +191,7 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
         fprintf(out, "%6s", "");
         for (unsigned col = 0; col < cols; col++) {
             label_text(d, d->rank - 1, col, text_ellipsis, label, sizeof label);
-            fprintf(out, " %7s ", label);
+            fprintf(out, " %7s%s", label, col + 1 < cols ? " " : "");
         }
         fprintf(out, "\n");
         for (unsigned row = 0; row < rows; row++) {
