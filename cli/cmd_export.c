@@ -3,13 +3,16 @@
  * generator version and options the run used, checked as replay checks them) and writes it as a case file whose expected outputs are
  * the reference's, so `dmlcheck exec case.json` checks any backend against it.  No backend
  * runs here.  `dmlcheck export --family N` writes instead the smallest case shrinking stored
- * for family N of a results database (the numbering `run` and `report` print).
+ * for family N of a results database (the numbering `run` and `report` print); `--out DIR`
+ * writes every family's (or family N's) into DIR, one file each, never over an existing one.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "casefile.h"
 #include "cli_args.h"
@@ -24,12 +27,16 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: dmlcheck export --family N [--db FILE] [--run ID | --all] > case.json\n"
+        "       dmlcheck export --out DIR [--family N] [--db FILE] [--run ID | --all]\n"
         "       dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
         "                       [--max-elements N] [--reject-rate R] [--nan-policy ignore|propagate]\n"
         "                       [--db FILE] > case.json\n\n"
         "--family N writes the smallest case shrinking stored for family N (numbered as `run`\n"
         "and `report` number them) of the latest run of --db (default dmlcheck.sqlite), of run\n"
-        "ID, or of every run.  Writes case gN:SEED:INDEX as a case file with the reference's\n"
+        "ID, or of every run.  --out DIR writes every shrunk family (or family N) into DIR,\n"
+        "created if missing, as family-NN-KIND.json (family-01-tie_other_way.json); a file\n"
+        "that exists is never overwritten: export stops there with exit 2, keeping the files\n"
+        "written before it.  Writes case gN:SEED:INDEX as a case file with the reference's\n"
         "expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
         "options can be reused) and ignored.\n\n"
@@ -64,29 +71,101 @@ static int export_family(int64_t number, const char *db, int64_t run_id, bool al
     return code;
 }
 
-/* `export --family N [--db FILE] [--run ID | --all]`; -1 when argv is no --family command. */
+/* Writes family i's shrunk case as DIR/family-NN-KIND.json unless that file exists; 0, 1
+ * (nothing to write: not shrunk) or 2 (an error, said on stderr). */
+static int write_family_file(const char *dir, size_t i, const family *f)
+{
+    if (!f->shrunk_case) {
+        fprintf(stderr, "dmlcheck export: family %zu (%s %s %s) has no shrunk case; left out\n",
+                i + 1, f->verdict, f->kind, f->op);
+        return 1;
+    }
+    /* The kind comes from the database: only name characters reach the file name. */
+    char kind[sizeof f->kind], path[4200];
+    for (size_t k = 0; k < sizeof kind; k++) {
+        char ch = f->kind[k];
+        kind[k] = !ch || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ? ch : '_';
+    }
+    snprintf(path, sizeof path, "%s/family-%02zu-%s.json", dir, i + 1, kind);
+    FILE *out = fopen(path, "wx"); /* x: an existing file is an error, not overwritten */
+    if (!out) {
+        fprintf(stderr, "dmlcheck export: %s: %s%s\n", path, strerror(errno),
+                errno == EEXIST ? " (export never overwrites; remove it or choose another --out)" : "");
+        return 2;
+    }
+    bool ok = fprintf(out, "%s\n", f->shrunk_case) > 0;
+    ok = fclose(out) == 0 && ok;
+    if (!ok) {
+        fprintf(stderr, "dmlcheck export: writing %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    printf("%s\n", path);
+    return 0;
+}
+
+/* Every family's shrunk case (or family `number`'s when not 0) into dir. */
+static int export_families_to(const char *dir, int64_t number, const char *db, int64_t run_id,
+                              bool all_runs)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "dmlcheck export: --out %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    family_list fams;
+    dmlc_error err;
+    if (!families_read_file(db, run_id, all_runs, &fams, &err)) {
+        fprintf(stderr, "dmlcheck export: %s\n", err.msg);
+        return 2;
+    }
+    int code = 0;
+    size_t written = 0;
+    if ((size_t)number > fams.count) {
+        fprintf(stderr, "dmlcheck export: %s has %zu families in the runs read, no family %" PRId64
+                        "\n", db, fams.count, number);
+        code = 2;
+    }
+    for (size_t i = 0; i < fams.count && code != 2; i++) {
+        if (number && (size_t)number != i + 1)
+            continue;
+        int one = write_family_file(dir, i, &fams.items[i]);
+        written += one == 0;
+        code = one == 2 ? 2 : code;
+    }
+    if (code != 2 && !written) {
+        fprintf(stderr, "dmlcheck export: no shrunk case to write from %s\n", db);
+        code = 2;
+    }
+    families_free(&fams);
+    return code;
+}
+
+/* `export --family N | --out DIR [--db FILE] [--run ID | --all]`; -1 when argv is neither. */
 static int family_command(int argc, char **argv)
 {
     bool family = false;
     for (int i = 1; i < argc && !family; i++)
-        family = !strcmp(argv[i], "--family") || !strncmp(argv[i], "--family=", 9);
+        family = !strcmp(argv[i], "--family") || !strncmp(argv[i], "--family=", 9)
+                 || !strcmp(argv[i], "--out") || !strncmp(argv[i], "--out=", 6);
     if (!family)
         return -1;
     static const struct option options[] = {
         { "family", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
         { "run", required_argument, NULL, 'r' },     { "all", no_argument, NULL, 'a' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "out", required_argument, NULL, 'o' },     { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     int64_t number = 0, run_id = 0;
-    const char *db = "dmlcheck.sqlite";
+    const char *db = "dmlcheck.sqlite", *dir = NULL;
     bool all_runs = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        bool ok = c == 'd' || c == 'a' || (c == 'f' && cli_parse_positive(optarg, &number))
+        bool ok = c == 'd' || c == 'a' || c == 'o' || (c == 'f' && cli_parse_positive(optarg, &number))
                   || (c == 'r' && cli_parse_positive(optarg, &run_id));
         if (c == 'd')
             db = optarg;
+        if (c == 'o')
+            dir = optarg;
         all_runs |= c == 'a';
         if (c == 'h') {
             usage(stdout);
@@ -94,15 +173,17 @@ static int family_command(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "dmlcheck export: --family takes a family number, --run a run id; "
-                            "with --family, only --db, --run and --all apply\n");
+                            "with --family or --out, only --db, --run and --all apply\n");
             return 2;
         }
     }
     if (optind < argc || (all_runs && run_id)) {
-        fprintf(stderr, "dmlcheck export: --family N takes no case id, and --run and --all "
-                        "exclude each other\n");
+        fprintf(stderr, "dmlcheck export: --family N and --out DIR take no case id, and --run "
+                        "and --all exclude each other\n");
         return 2;
     }
+    if (dir)
+        return export_families_to(dir, number, db, run_id, all_runs);
     return export_family(number, db, run_id, all_runs);
 }
 

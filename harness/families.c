@@ -55,6 +55,7 @@ typedef struct reader {
     char module_of[512]; /* SQL: c.op's operator family, from op_table */
     char module_of_signature[512]; /* the same of s.op */
     bool has_nondeterministic;     /* signatures.nondeterministic exists (schema 3) */
+    bool has_shrunk_mismatch;      /* signatures.shrunk_mismatch exists (schema 4) */
 } reader;
 
 /* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END" (of `column`), and the operators of a
@@ -241,15 +242,20 @@ static bool describe(const reader *rd, family *f)
         f->elements = (uint64_t)sqlite3_column_int64(s, 2);
     }
     sqlite3_finalize(s);
-    snprintf(sql, sizeof sql, "SELECT s.shrunk_case FROM signatures s"
+    snprintf(sql, sizeof sql, "SELECT s.shrunk_case, %s FROM signatures s"
              " WHERE s.shrunk_case IS NOT NULL AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
              " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2"
-             " ORDER BY length(s.shrunk_case) LIMIT 1", rd->module_of_signature);
+             " ORDER BY length(s.shrunk_case) LIMIT 1",
+             rd->has_shrunk_mismatch ? "s.shrunk_mismatch" : "NULL", rd->module_of_signature);
     s = failed ? NULL : prepare(rd, sql, f);
     if (!s)
         return false;
-    if (step(rd, s, &failed) && !(f->shrunk_case = strdup(text_at(s, 0))))
-        failed = !err_set(rd->err, "out of memory reading a shrunk case");
+    if (step(rd, s, &failed)) {
+        f->shrunk_case = strdup(text_at(s, 0));
+        f->shrunk_mismatch = sqlite3_column_type(s, 1) == SQLITE_NULL ? NULL : strdup(text_at(s, 1));
+        if (!f->shrunk_case || (sqlite3_column_type(s, 1) != SQLITE_NULL && !f->shrunk_mismatch))
+            failed = !err_set(rd->err, "out of memory reading a shrunk case");
+    }
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures s WHERE s.nondeterministic = 1"
              " AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
@@ -279,20 +285,29 @@ static bool grow(family_list *l, size_t *cap)
     return true;
 }
 
+/* Whether the signatures table has column `name` (the run range binds to nothing here, which
+ * SQLite allows). */
+static bool has_signature_column(reader *rd, const char *name, bool *has)
+{
+    sqlite3_stmt *probe = prepare(rd, "SELECT count(*) FROM pragma_table_info('signatures')"
+                                      " WHERE name = ?3", NULL);
+    bool probe_failed = false;
+    if (probe)
+        sqlite3_bind_text(probe, 3, name, -1, SQLITE_STATIC);
+    *has = probe && step(rd, probe, &probe_failed) && sqlite3_column_int(probe, 0);
+    sqlite3_finalize(probe);
+    return probe && !probe_failed;
+}
+
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "", false };
+    reader rd = { db, run_lo, run_hi, err, "", "", false, false };
     char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
-    /* Schema version 3's column; report reads older files too (the run range binds to nothing
-     * here, which SQLite allows). */
-    sqlite3_stmt *probe = prepare(&rd, "SELECT count(*) FROM pragma_table_info('signatures')"
-                                       " WHERE name = 'nondeterministic'", NULL);
-    bool probe_failed = false;
-    rd.has_nondeterministic = probe && step(&rd, probe, &probe_failed) && sqlite3_column_int(probe, 0);
-    sqlite3_finalize(probe);
-    if (!probe || probe_failed)
+    /* Columns of schema versions 3 and 4; report reads older files too. */
+    if (!has_signature_column(&rd, "nondeterministic", &rd.has_nondeterministic)
+        || !has_signature_column(&rd, "shrunk_mismatch", &rd.has_shrunk_mismatch))
         return false;
     *out = (family_list){ 0 };
     snprintf(sql, sizeof sql, "SELECT %s AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
@@ -329,7 +344,10 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
 void families_free(family_list *l)
 {
     for (size_t i = 0; i < l->count; i++)
+    {
         free(l->items[i].shrunk_case);
+        free(l->items[i].shrunk_mismatch);
+    }
     free(l->items);
     *l = (family_list){ 0 };
 }

@@ -37,6 +37,9 @@ typedef struct family {
     /* The smallest case shrinking stored for one of its signatures (a case file, JSON, with
      * the reference's expected outputs; `dmlcheck exec` runs it), or NULL: not shrunk. */
     char *shrunk_case;
+    /* The backend's first difference at shrunk_case (check_first_json), or NULL: not recorded
+     * (before schema version 4, or the case did not differ when run for the record). */
+    char *shrunk_mismatch;
     /* A case of it passed when run again (schema version 3 records it; false before). */
     bool nondeterministic;
 } family;

@@ -901,10 +901,10 @@ typedef struct shrink_ctx {
     bool broken;       /* the worker could not be restarted */
 } shrink_ctx;
 
-/* Runs a candidate through the reference and the worker: same verdict and kind? */
-static bool still_fails(const dml_case *candidate, void *opaque)
+/* Runs a candidate through the reference and the worker: same verdict and kind?  With
+ * first_json, also the first difference of the answer (check_first_json) when it is. */
+static bool fails_same_way(shrink_ctx *x, const dml_case *candidate, char **first_json)
 {
-    shrink_ctx *x = opaque;
     runner *r = x->r;
     if (x->broken || now_s() > x->until)
         return false;
@@ -926,6 +926,8 @@ static bool still_fails(const dml_case *candidate, void *opaque)
         check_result res;
         check_judge(&sc.c, &sc.oracle, &a, &r->check, &res);
         same = res.j.verdict == x->verdict && res.j.kind == x->kind;
+        if (same && first_json)
+            *first_json = check_first_json(&sc.c, &res);
         if (a.died != KIND_NONE && !worker_restart(r->w, &err))
             x->broken = true;
         worker_answer_free(&a);
@@ -934,6 +936,11 @@ static bool still_fails(const dml_case *candidate, void *opaque)
     }
     free_slot_case(&sc);
     return same;
+}
+
+static bool still_fails(const dml_case *candidate, void *opaque)
+{
+    return fails_same_way(opaque, candidate, NULL);
 }
 
 /* True when an earlier new signature is of the same family: one bug usually spans many
@@ -1027,13 +1034,19 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
         case_init(&small);
         bool ok = shrink_case(&c, still_fails, &x, budget, &small, &st);
         case_outputs expected = { 0 };
-        char *json = NULL;
+        char *json = NULL, *first = NULL;
         if (ok && case_outputs_alloc(&expected, &small)) {
             exec_options exec = reference_exec(r->o);
             ref_run(&small, &exec, &expected);
             json = casefile_write(&small, &expected);
+            /* Run once more for the record: the drawing marks what the backend answered
+             * there, and shrinking keeps no answer.  The shrinking time limit does not
+             * apply to this one run; a hang (no answer to draw) is not run again. */
+            x.until = 1e300;
+            if (s->kind != KIND_hang)
+                fails_same_way(&x, &small, &first);
         }
-        ok = json && store_signature_shrunk(r->db, s->id, json, err);
+        ok = json && store_signature_shrunk(r->db, s->id, json, first, err);
         char name[GEN_CASE_ID_SIZE];
         if (ok && !r->o->quiet)
             fprintf(r->o->out, "shrunk signature %" PRId64 " (case %s): %" PRIu64
@@ -1042,6 +1055,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
                     case_tensor_elements(&c.input), case_tensor_elements(&small.input), st.tried,
                     now_s() > until ? " (cut short by the time limit)" : "");
         free(json);
+        free(first);
         case_outputs_free(&expected);
         case_free(&small);
         case_free(&c);

@@ -20,7 +20,7 @@
 --   * Times are UTC ISO-8601 text ('2024-05-01T12:34:56Z'); durations are numbers.
 --   * JSON columns hold compact JSON text; read them with json_extract / json_each.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- One row per `dmlcheck run`.  A second run on the same file appends a new row.
 CREATE TABLE runs (
@@ -158,8 +158,11 @@ CREATE TABLE signatures (
                                      -- with the reference's expected outputs; `dmlcheck exec`
                                      -- accepts it.  NULL when shrinking found nothing smaller
     replay          TEXT NOT NULL,   -- 'dmlcheck replay gN:SEED:INDEX --backend ...'
-    nondeterministic INTEGER NOT NULL DEFAULT 0 -- 1: its first case of a run passed when run
+    nondeterministic INTEGER NOT NULL DEFAULT 0, -- 1: its first case of a run passed when run
                                      -- again (a race, an uninitialised read: news too)
+    shrunk_mismatch TEXT             -- (version 4) JSON as results.first_mismatch, of the
+                                     -- backend's answer at shrunk_case: what its drawing
+                                     -- marks.  NULL before version 4 or when not shrunk
 );
 CREATE UNIQUE INDEX signatures_key ON signatures(
     backend, ifnull(device_id, 0), op, feature_level, input_type, output_type,

@@ -69,7 +69,7 @@ extern const char store_schema_sql[];
     X(SIGNATURE_REPRESENT,                                                                    \
       "UPDATE signatures SET representative = ?, rep_elements = ?, first_mismatch = ?,"       \
       " replay = ? WHERE id = ?")                                                             \
-    X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ? WHERE id = ?")              \
+    X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ?, shrunk_mismatch = ? WHERE id = ?")              \
     X(SIGNATURE_NONDETERMINISTIC, "UPDATE signatures SET nondeterministic = 1 WHERE id = ?")
 
 typedef enum statement_id {
@@ -119,6 +119,9 @@ static const migration migrations[] = {
     /* 3: a signature whose case passed when run again is marked nondeterministic. */
     { 2, "ALTER TABLE signatures ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;"
          "PRAGMA user_version = 3;" },
+    /* 4: the backend's first difference at the shrunk case, which its drawing marks. */
+    { 3, "ALTER TABLE signatures ADD COLUMN shrunk_mismatch TEXT;"
+         "PRAGMA user_version = 4;" },
     { 0, NULL }, /* sentinel */
 };
 
@@ -654,11 +657,13 @@ bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err)
     return run_plain(s, STMT_SIGNATURE_NONDETERMINISTIC, "marking a signature nondeterministic", err);
 }
 
-bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err)
+bool store_signature_shrunk(store *s, int64_t id, const char *case_json, const char *mismatch_json,
+                            dmlc_error *err)
 {
     sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_SHRUNK];
     bind_text(st, 1, case_json);
-    sqlite3_bind_int64(st, 2, id);
+    bind_text(st, 2, mismatch_json);
+    sqlite3_bind_int64(st, 3, id);
     return run_plain(s, STMT_SIGNATURE_SHRUNK, "storing a shrunk case", err);
 }
 
@@ -667,18 +672,19 @@ bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_er
 /* The runs with seed ?1 that recorded case index ?2, best first, by the file's schema
  * version: the newest whose generator version and options are ?3 and ?4, else the newest.
  * Version 1 files predate gen_version: every run there is version 1. */
+/* Versions 2 and later read runs the same way (later versions changed other tables). */
+#define ORIGIN_SQL_SINCE_V2                                                                  \
+    "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"                     \
+    " ifnull(git_revision, '') FROM runs"                                                    \
+    " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"            \
+    " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1"
 static const char *const origin_sql[STORE_SCHEMA_VERSION + 1] = {
     [1] = "SELECT id, 1, '', dmlcheck_version, ifnull(git_revision, '') FROM runs"
           " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
           " ORDER BY id DESC LIMIT 1",
-    [2] = "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"
-          " ifnull(git_revision, '') FROM runs"
-          " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
-          " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1",
-    [3] = "SELECT id, gen_version, ifnull(gen_options, ''), dmlcheck_version,"
-          " ifnull(git_revision, '') FROM runs"
-          " WHERE seed = ?1 AND id IN (SELECT run_id FROM cases WHERE case_index = ?2)"
-          " ORDER BY gen_version = ?3 AND gen_options IS ?4 DESC, id DESC LIMIT 1",
+    [2] = ORIGIN_SQL_SINCE_V2,
+    [3] = ORIGIN_SQL_SINCE_V2,
+    [4] = ORIGIN_SQL_SINCE_V2,
 };
 
 static void copy_column(sqlite3_stmt *st, int col, char *buf, size_t size)

@@ -18,7 +18,7 @@
 #include "error.h"
 
 /* The schema version this binary writes (schema.sql's PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 typedef struct store store;
 
@@ -104,8 +104,10 @@ typedef struct store_signature_row {
  * *id gets the row id and *is_new whether the row was created now. */
 bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool *is_new,
                      dmlc_error *err);
-/* Stores the minimized case file (JSON) of a signature. */
-bool store_signature_shrunk(store *s, int64_t id, const char *case_json, dmlc_error *err);
+/* Stores the minimized case file (JSON) of a signature and the backend's first difference at
+ * it (check_first_json; NULL when it did not differ when run for the record). */
+bool store_signature_shrunk(store *s, int64_t id, const char *case_json, const char *mismatch_json,
+                            dmlc_error *err);
 /* Marks signature id nondeterministic: a case of it passed when run again. */
 bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err);
 

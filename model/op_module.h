@@ -54,6 +54,30 @@ typedef struct decider_facts {
  * the spec's tie rule counts them; returning true stops the walk. */
 typedef bool (*decider_visit)(const dml_case *c, const uint32_t *in, void *ctx);
 
+/* The deciders of one output element laid out for a drawing (reports): a grid of up to
+ * DECIDER_GRID_RANK axes, the last drawn across, the one before it down, a first of three as
+ * panels side by side.  Arg reduce: one row, the reduced elements in index order (SEMANTICS
+ * D2); pooling: the spatial input the window covers, padding included (depth slices as
+ * panels for 5-D). */
+#define DECIDER_GRID_RANK 3
+typedef struct decider_grid {
+    unsigned rank;                         /* axes used, 1 to DECIDER_GRID_RANK */
+    uint64_t extent[DECIDER_GRID_RANK];    /* cells along each axis */
+    int64_t first[DECIDER_GRID_RANK];      /* the label of cell 0 along each axis: an input
+                                            * coordinate (negative in start padding) or the
+                                            * index of a reduced element */
+} decider_grid;
+
+typedef struct decider_cell {
+    uint64_t at[DECIDER_GRID_RANK]; /* its grid position */
+    bool decides;                   /* a window position / an element of the reduced row */
+    bool padding;                   /* lies in padding: `in` is not set */
+    uint32_t in[DML_MAX_RANK];      /* the input element's coordinates */
+} decider_cell;
+
+/* Called for each cell of a decider grid in row-major grid order; true stops the walk. */
+typedef bool (*decider_cell_visit)(const decider_cell *cell, void *ctx);
+
 /* Which tensor of a family each type table applies to, for validation and generation. */
 typedef struct op_tensor_rules {
     const tensor_rule *input, *output, *indices; /* indices NULL: the family has none */
@@ -95,6 +119,11 @@ struct op_module {
      * wholly in padding).  Offsets, not coordinates: the generator stamps every output. */
     bool (*decider_ends)(const dml_case *c, const tensor_view *in, const uint32_t *out,
                          uint64_t *first, uint64_t *last);
+
+    /* The deciders of output element `out` as a grid for a drawing: fills *grid, then, when
+     * visit is not NULL, visits every cell of it. */
+    void (*visit_grid)(const dml_case *c, const uint32_t *out, decider_grid *grid,
+                       decider_cell_visit visit, void *ctx);
 
     /* Generation.  Draws the input shape, the parameters and the output (and indices)
      * sizes as the request asks (shape_request, draw.h); c->op, types and feature level

@@ -9,9 +9,11 @@
 #include "report_model.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "report_drawing.h"
 
 static const char html_style[] =
     "*{box-sizing:border-box}"
@@ -21,6 +23,8 @@ static const char html_style[] =
     "td,th,p,li,summary{overflow-wrap:break-word}code{overflow-wrap:anywhere}"
     "table{display:block;overflow-x:auto;max-width:100%}.scroll{overflow-x:auto;max-width:100%}"
     ".heatmaps{display:flex;flex-wrap:wrap;gap:8px 24px}.heatmaps svg{max-width:100%;height:auto}"
+    "svg.drawing{display:block;max-width:100%;height:auto;margin:6px 0}"
+    ".failure{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px;margin:10px 0}"
     "h1{font-size:24px;margin:8px 0}h2{font-size:19px;border-bottom:1px solid #d0d7de;"
     "padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin:18px 0 6px}"
     "p.lead{color:#57606a;margin:4px 0}nav a{margin-right:14px}"
@@ -268,6 +272,72 @@ static void heatmap_block(const report_model *m, op_id op, int x0, const DML_TEN
     }
 }
 
+/* The card of family i that shrinking minimized: the drawing of its first difference, the
+ * answers in words, the shrunk case and the commands that export and run it. */
+static void html_failure_card(const report_model *m, size_t i, failure_drawing *d, FILE *out)
+{
+    const family *f = &m->families.items[i];
+    const report_signature *s = report_family_signature(m, f);
+    char buf[1024], id[48];
+    dmlc_error err;
+    fprintf(out, "<div class=\"failure\" id=\"family-%zu\">\n<h3>Family %zu: ", i + 1, i + 1);
+    esc(out, f->kind);
+    fprintf(out, " (");
+    esc(out, f->op);
+    fprintf(out, ")</h3>\n");
+    if (drawing_of_shrunk(f->shrunk_case, f->shrunk_mismatch, d, &err)) {
+        snprintf(id, sizeof id, "family-%zu-drawing", i + 1);
+        report_drawing_svg(d, id, out);
+        fprintf(out, "<ul><li>");
+        esc(out, d->what);
+        fprintf(out, "</li><li>");
+        esc(out, d->expected);
+        fprintf(out, "</li><li>");
+        esc(out, d->returned);
+        fprintf(out, "</li>");
+        if (d->note[0]) {
+            fprintf(out, "<li>");
+            esc(out, d->note);
+            fprintf(out, "</li>");
+        }
+        fprintf(out, "</ul>\n");
+    } else {
+        fprintf(out, "<p>No drawing: ");
+        esc(out, err.msg);
+        fprintf(out, ".</p>\n");
+    }
+    fprintf(out, "<pre>");
+    esc(out, f->shrunk_case);
+    fprintf(out, "</pre>\n<p>Export it, run it on the backend, replay the smallest generated "
+                 "case:</p>\n<pre>");
+    esc(out, report_family_export_command(m, i, buf, sizeof buf));
+    fprintf(out, "\n");
+    esc(out, report_family_exec_command(s, i, buf, sizeof buf));
+    fprintf(out, "\n");
+    esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
+    fprintf(out, "</pre>\n</div>\n");
+}
+
+/* A card for every family with a shrunk case. */
+static void html_failure_cards(const report_model *m, FILE *out)
+{
+    failure_drawing *d = malloc(sizeof *d);
+    size_t shrunk = 0;
+    for (size_t i = 0; i < m->families.count; i++)
+        shrunk += m->families.items[i].shrunk_case != NULL;
+    if (!shrunk || !d) {
+        if (shrunk)
+            fprintf(out, "<p>Failure cards left out: out of memory.</p>\n");
+        free(d);
+        return;
+    }
+    fprintf(out, "<h3>Failure cards: each family's shrunk case</h3>\n");
+    for (size_t i = 0; i < m->families.count; i++)
+        if (m->families.items[i].shrunk_case)
+            html_failure_card(m, i, d, out);
+    free(d);
+}
+
 /* One row per family (families.h): status, operators, kind, cases, signatures, what its
  * failures need and the command that replays its smallest case. */
 static void html_families(const report_model *m, FILE *out)
@@ -313,7 +383,9 @@ static void html_families(const report_model *m, FILE *out)
         }
         fprintf(out, "</td></tr>\n");
     }
-    fprintf(out, "</table></div>\n</section>\n");
+    fprintf(out, "</table></div>\n");
+    html_failure_cards(m, out);
+    fprintf(out, "</section>\n");
 }
 
 static void html_heatmap(const report_model *m, FILE *out)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "report_drawing.h"
 
 /* Rows of long lists (cells lacking cases) shown before "and N more". */
 #define MD_LIST_LIMIT 12
@@ -131,16 +132,38 @@ static void md_explanation(const report_signature *s, FILE *out)
 #define SHRUNK_INLINE_MAX 1500
 #define SUMMARY_SHRUNK_INLINE 5
 
+/* Family i's drawing as a fenced text block (GitHub shows no inline SVG), with the answers
+ * in words; nothing when there is none to draw. */
+static void md_drawing(const family *f, failure_drawing *d, FILE *out)
+{
+    dmlc_error err;
+    if (!d || !drawing_of_shrunk(f->shrunk_case, f->shrunk_mismatch, d, &err))
+        return;
+    fprintf(out, "```text\n%s\n", d->what);
+    report_drawing_text(d, out);
+    fprintf(out, "%s\n%s\n%s%s```\n\n", d->expected, d->returned, d->note, d->note[0] ? "\n" : "");
+}
+
 static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
 {
+    failure_drawing *d = malloc(sizeof *d);
+    char buf[1024];
     for (size_t i = 0; i < shown; i++) {
-        const char *json = m->families.items[i].shrunk_case;
-        if (!json || strlen(json) > SHRUNK_INLINE_MAX)
+        const family *f = &m->families.items[i];
+        if (!f->shrunk_case)
             continue;
-        fprintf(out, "Family %zu, shrunk:\n\n```json\n", i + 1);
-        md_code_line(out, json);
+        fprintf(out, "Family %zu, shrunk:\n\n", i + 1);
+        md_drawing(f, d, out);
+        if (strlen(f->shrunk_case) <= SHRUNK_INLINE_MAX) {
+            fprintf(out, "```json\n");
+            md_code_line(out, f->shrunk_case);
+            fprintf(out, "```\n\n");
+        }
+        fprintf(out, "Exported as `family-%zu.json`, it runs on the backend with\n\n```sh\n", i + 1);
+        md_code_line(out, report_family_exec_command(report_family_signature(m, f), i, buf, sizeof buf));
         fprintf(out, "```\n\n");
     }
+    free(d);
 }
 
 /* One row per family (families.h) and the replay command of each one's smallest case;

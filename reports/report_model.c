@@ -738,6 +738,16 @@ const char *report_family_export_command(const report_model *m, size_t i, char *
     return buf;
 }
 
+const char *report_family_exec_command(const report_signature *s, size_t i, char *buf, size_t size)
+{
+    char file[40];
+    snprintf(file, sizeof file, "family-%zu.json", i + 1);
+    snprintf(buf, size, "dmlcheck exec --backend");
+    replay_append_arg(buf, size, s && s->backend[0] ? s->backend : "reference");
+    replay_append_arg(buf, size, file);
+    return buf;
+}
+
 bool report_model_has_unexpected_failures(const report_model *m)
 {
     for (size_t i = 0; i < m->cell_count; i++)

@@ -219,6 +219,9 @@ const char *report_family_status(const report_model *m, const family *f);
 /* "dmlcheck export --family N --db FILE [--run ID | --all] > family-N.json" for family index
  * i (0-based) of the report's selection, quoted for the shell. */
 const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size);
+/* "dmlcheck exec --backend B family-N.json": the family's exported shrunk case run on the
+ * backend of its signature s, quoted for the shell. */
+const char *report_family_exec_command(const report_signature *s, size_t i, char *buf, size_t size);
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);

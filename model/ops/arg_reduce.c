@@ -183,16 +183,23 @@ static bool arg_reduce_input_of_index(const dml_case *c, const uint32_t *out, ui
     return index == 0;
 }
 
-static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, decider_visit visit,
-                                      void *ctx, decider_facts *facts)
+/* How many elements one output element reduces. */
+static uint64_t reduced_count(const dml_case *c)
 {
-    if (facts)
-        *facts = (decider_facts){ .has_padding = false, .all_padding = false };
     unsigned axes[DML_MAX_RANK];
     unsigned n = sorted_axes(c, axes);
     uint64_t count = 1;
     for (unsigned i = 0; i < n; i++)
         count *= c->input.sizes[axes[i]];
+    return count;
+}
+
+static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, decider_visit visit,
+                                      void *ctx, decider_facts *facts)
+{
+    if (facts)
+        *facts = (decider_facts){ .has_padding = false, .all_padding = false };
+    uint64_t count = reduced_count(c);
     uint32_t in[DML_MAX_RANK];
     for (uint64_t r = 0; visit && r < count; r++) {
         arg_reduce_input_of_index(c, out, r, in);
@@ -200,6 +207,20 @@ static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, de
             return true;
     }
     return false;
+}
+
+/* One row: the reduced elements in index order, each labelled with its index. */
+static void arg_reduce_visit_grid(const dml_case *c, const uint32_t *out, decider_grid *grid,
+                                  decider_cell_visit visit, void *ctx)
+{
+    *grid = (decider_grid){ .rank = 1, .extent = { reduced_count(c) }, .first = { 0 } };
+    decider_cell cell = { .decides = true, .padding = false };
+    for (uint64_t r = 0; visit && r < grid->extent[0]; r++) {
+        cell.at[0] = r;
+        arg_reduce_input_of_index(c, out, r, cell.in);
+        if (visit(&cell, ctx))
+            return;
+    }
 }
 
 
@@ -392,6 +413,7 @@ const op_module op_module_arg_reduce = {
     .input_of_index = arg_reduce_input_of_index,
     .visit_deciders = arg_reduce_visit_deciders,
     .decider_ends = arg_reduce_decider_ends,
+    .visit_grid = arg_reduce_visit_grid,
     .draw_shape = arg_reduce_draw_shape,
     .has_padding = false,
     .channel_dims = false,

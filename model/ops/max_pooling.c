@@ -337,6 +337,51 @@ static bool max_pooling_visit_deciders(const dml_case *c, const uint32_t *out, d
     return stopped;
 }
 
+/* The window of `out` with one cell of context on each side, as far as the padded input
+ * reaches; the spatial dimensions are the grid's axes (depth slices become panels).  A cell
+ * decides when it is one of the window's taps (dilations leave cells between taps). */
+static void max_pooling_visit_grid(const dml_case *c, const uint32_t *out, decider_grid *grid,
+                                   decider_cell_visit visit, void *ctx)
+{
+    unsigned first = c->input.rank - c->spatial_count;
+    int64_t tap0[DML_MAX_SPATIAL];
+    grid->rank = c->spatial_count;
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        tap0[s] = tap_position(c, s, out[first + s], 0);
+        int64_t last = tap_position(c, s, out[first + s], c->window[s] - 1);
+        int64_t lo = tap0[s] - 1, hi = last + 1;
+        int64_t padded_lo = -(int64_t)c->start_padding[s];
+        int64_t padded_hi = (int64_t)c->input.sizes[first + s] - 1 + c->end_padding[s];
+        lo = lo < padded_lo ? (tap0[s] < padded_lo ? tap0[s] : padded_lo) : lo;
+        hi = hi > padded_hi ? (last > padded_hi ? last : padded_hi) : hi;
+        grid->first[s] = lo;
+        grid->extent[s] = (uint64_t)(hi - lo + 1);
+    }
+    uint64_t cells = 1;
+    for (unsigned s = 0; s < c->spatial_count; s++)
+        cells *= grid->extent[s];
+    decider_cell cell = { .decides = true };
+    memcpy(cell.in, out, sizeof(uint32_t) * c->input.rank);
+    for (uint64_t k = 0; visit && k < cells; k++) {
+        uint64_t rest = k;
+        cell.decides = true;
+        cell.padding = false;
+        for (unsigned s = c->spatial_count; s-- > 0;) {
+            cell.at[s] = rest % grid->extent[s];
+            rest /= grid->extent[s];
+            int64_t pos = grid->first[s] + (int64_t)cell.at[s], from_tap0 = pos - tap0[s];
+            cell.decides &= from_tap0 >= 0 && from_tap0 % c->dilations[s] == 0
+                && from_tap0 / c->dilations[s] < (int64_t)c->window[s];
+            if (pos < 0 || pos >= (int64_t)c->input.sizes[first + s])
+                cell.padding = true;
+            else
+                cell.in[first + s] = (uint32_t)pos;
+        }
+        if (visit(&cell, ctx))
+            return;
+    }
+}
+
 
 /* ---- Generation ------------------------------------------------------------------------- */
 
@@ -721,6 +766,7 @@ const op_module op_module_max_pooling = {
     .input_of_index = max_pooling_input_of_index,
     .visit_deciders = max_pooling_visit_deciders,
     .decider_ends = max_pooling_decider_ends,
+    .visit_grid = max_pooling_visit_grid,
     .draw_shape = max_pooling_draw_shape,
     .has_padding = true,
     .channel_dims = true,

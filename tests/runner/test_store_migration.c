@@ -124,7 +124,7 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, s && store_found_version(s) == 1, "a version-1 database opens and migrates (%s)",
            s ? "opened" : err.msg);
     store_close(s);
-    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "3"),
+    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "4"),
            "it is at schema version %s now", a);
     tap_ok(t, !strcmp(query_text(db, runs_columns, a, sizeof a), query_text(fresh, runs_columns, b, sizeof b)),
            "migrated runs columns are a fresh database's: %s", a);
@@ -132,7 +132,11 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
            "migrated case_list columns are a fresh database's");
     tap_ok(t, !strcmp(query_text(db, signature_columns, a, sizeof a),
                       query_text(fresh, signature_columns, b, sizeof b)),
-           "migrated signatures columns are a fresh database's (3: nondeterministic)");
+           "migrated signatures columns are a fresh database's (3: nondeterministic; "
+           "4: shrunk_mismatch)");
+    tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(shrunk_mismatch, 'NULL') FROM signatures", a,
+                                 sizeof a), "NULL"),
+           "the old signature has no first difference at a shrunk case: %s", a);
     tap_ok(t, !strcmp(query_text(db, "SELECT gen_version || ':' || ifnull(gen_options, 'NULL') FROM runs"
                                      " WHERE id = 1", a, sizeof a), "1:NULL"),
            "the old run reads as generator version 1 without options: %s", a);

@@ -1,0 +1,219 @@
+/*
+ * report_drawing_render.c: a failure drawing (report_drawing.h) as inline SVG for the HTML
+ * report and as a fenced text block for Markdown, which GitHub shows without SVG.  The SVG
+ * scales with its viewBox (the page's CSS caps it at the column's width) and carries a
+ * <title> and <desc>; every marked cell names its input element (data-input) so tests can
+ * read what is marked.
+ */
+#include "report_drawing.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_model.h"
+
+enum { CELL_W = 56, CELL_H = 30, LABEL_W = 34, TOP_H = 18, PANEL_TITLE_H = 16, PANEL_GAP = 18,
+       LEGEND_H = 26, LEGEND_W = 470 };
+/* A gap's label: "…" in SVG; "..." in text, which keeps a fixed-width block aligned. */
+static const char svg_ellipsis[] = "\xe2\x80\xa6", text_ellipsis[] = "...";
+
+/* The drawing's panels, rows and columns: a row is one panel of one row; pooling's depth
+ * slices are panels. */
+typedef struct layout {
+    unsigned panels, rows, cols;
+    int top, width, height;
+} layout;
+
+static layout layout_of(const failure_drawing *d)
+{
+    layout l = { 1, 1, d->slots[d->rank - 1], TOP_H, 0, 0 };
+    if (d->rank >= 2)
+        l.rows = d->slots[d->rank - 2];
+    if (d->rank == 3) {
+        l.panels = d->slots[0];
+        l.top += PANEL_TITLE_H;
+    }
+    l.width = LABEL_W + (int)(l.panels * l.cols) * CELL_W + (int)(l.panels - 1) * PANEL_GAP + 4;
+    if (l.width < LEGEND_W)
+        l.width = LEGEND_W;
+    l.height = l.top + (int)l.rows * CELL_H + 8 + LEGEND_H;
+    return l;
+}
+
+/* The coordinate of a drawn position, or `ellipsis` for a gap. */
+static void label_text(const failure_drawing *d, unsigned axis, unsigned slot, const char *ellipsis,
+                       char *buf, size_t size)
+{
+    if (d->gap[axis][slot])
+        snprintf(buf, size, "%s", ellipsis);
+    else
+        snprintf(buf, size, "%" PRId64, d->label[axis][slot]);
+}
+
+static void svg_labels(const failure_drawing *d, const layout *l, FILE *out)
+{
+    char text[24];
+    for (unsigned p = 0; p < l->panels; p++) {
+        int x0 = LABEL_W + (int)(p * (l->cols * CELL_W + PANEL_GAP));
+        if (d->rank == 3) {
+            label_text(d, 0, p, svg_ellipsis, text, sizeof text);
+            fprintf(out, "<text x=\"%d\" y=\"12\" font-weight=\"600\">depth %s</text>\n", x0, text);
+        }
+        for (unsigned col = 0; col < l->cols; col++) {
+            label_text(d, d->rank - 1, col, svg_ellipsis, text, sizeof text);
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>\n",
+                    x0 + (int)col * CELL_W + CELL_W / 2, l->top - 5, text);
+        }
+    }
+    for (unsigned row = 0; d->rank >= 2 && row < l->rows; row++) {
+        label_text(d, d->rank - 2, row, svg_ellipsis, text, sizeof text);
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#57606a\">%s</text>\n",
+                LABEL_W - 6, l->top + (int)row * CELL_H + 19, text);
+    }
+}
+
+static void svg_cell(const drawing_cell *c, int x, int y, const char *hatch, FILE *out)
+{
+    if (c->elided) {
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">"
+                     "\xe2\x80\xa6</text>\n", x + CELL_W / 2, y + 19);
+        return;
+    }
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"%s\" "
+                 "stroke-width=\"%s\"/>\n", x + 1, y + 1, CELL_W - 2, CELL_H - 2,
+            c->padding ? hatch : c->decides ? "#ffffff" : "#f6f8fa",
+            c->decides ? "#1f2328" : "#afb8c1", c->decides ? "2" : "1");
+    if (!c->padding)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"%d\" fill=\"%s\">"
+                     "%s</text>\n", x + CELL_W / 2, y + 19, strlen(c->value) > 7 ? 9 : 11,
+                c->decides ? "#1f2328" : "#8c959f", c->value);
+    /* Expected: a solid green ring; returned: a dashed red one, inside it when both. */
+    if (c->marks & DRAWING_EXPECTED)
+        fprintf(out, "<rect class=\"mark expected\" data-input=\"%" PRIu64 "\" x=\"%d\" y=\"%d\" "
+                     "width=\"%d\" height=\"%d\" rx=\"7\" fill=\"none\" stroke=\"#1a7f37\" "
+                     "stroke-width=\"3\"/>\n", c->logical, x + 3, y + 3, CELL_W - 6, CELL_H - 6);
+    if (c->marks & DRAWING_RETURNED) {
+        int inset = c->marks & DRAWING_EXPECTED ? 7 : 3;
+        fprintf(out, "<rect class=\"mark returned\" data-input=\"%" PRIu64 "\" x=\"%d\" y=\"%d\" "
+                     "width=\"%d\" height=\"%d\" rx=\"6\" fill=\"none\" stroke=\"#cf222e\" "
+                     "stroke-width=\"2.5\" stroke-dasharray=\"4 2\"/>\n", c->logical, x + inset,
+                y + inset, CELL_W - 2 * inset, CELL_H - 2 * inset);
+    }
+}
+
+static void svg_legend(const failure_drawing *d, int y, const char *hatch, FILE *out)
+{
+    fprintf(out, "<g font-size=\"11\">"
+                 "<rect x=\"4\" y=\"%d\" width=\"22\" height=\"14\" rx=\"4\" fill=\"none\" "
+                 "stroke=\"#1a7f37\" stroke-width=\"3\"/><text x=\"30\" y=\"%d\">expected</text>"
+                 "<rect x=\"96\" y=\"%d\" width=\"22\" height=\"14\" rx=\"4\" fill=\"none\" "
+                 "stroke=\"#cf222e\" stroke-width=\"2.5\" stroke-dasharray=\"4 2\"/>"
+                 "<text x=\"122\" y=\"%d\">returned</text>"
+                 "<rect x=\"190\" y=\"%d\" width=\"22\" height=\"14\" fill=\"#fff\" stroke=\"#1f2328\" "
+                 "stroke-width=\"2\"/><text x=\"216\" y=\"%d\">%s</text>",
+            y, y + 11, y, y + 11, y, y + 11, d->rank == 1 ? "reduced element" : "window");
+    if (d->rank > 1)
+        fprintf(out, "<rect x=\"276\" y=\"%d\" width=\"22\" height=\"14\" fill=\"%s\" "
+                     "stroke=\"#afb8c1\"/><text x=\"302\" y=\"%d\">padding</text>"
+                     "<rect x=\"360\" y=\"%d\" width=\"22\" height=\"14\" fill=\"#f6f8fa\" "
+                     "stroke=\"#afb8c1\"/><text x=\"386\" y=\"%d\">around it</text>",
+                y, hatch, y + 11, y, y + 11);
+    fprintf(out, "</g>\n");
+}
+
+void report_drawing_svg(const failure_drawing *d, const char *id, FILE *out)
+{
+    layout l = layout_of(d);
+    char hatch[64];
+    snprintf(hatch, sizeof hatch, "url(#%s-hatch)", id);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"drawing\" width=\"%d\" "
+                 "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"system-ui,sans-serif\" "
+                 "font-size=\"11\" role=\"img\" aria-labelledby=\"%s-title %s-desc\">\n<title "
+                 "id=\"%s-title\">", l.width, l.height, l.width, l.height, id, id, id);
+    report_xml_escape(out, d->what);
+    fprintf(out, "</title>\n<desc id=\"%s-desc\">", id);
+    report_xml_escape(out, d->expected);
+    fprintf(out, "; ");
+    report_xml_escape(out, d->returned);
+    if (d->note[0]) {
+        fprintf(out, "; ");
+        report_xml_escape(out, d->note);
+    }
+    fprintf(out, "</desc>\n<defs><pattern id=\"%s-hatch\" width=\"6\" height=\"6\" "
+                 "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+                 "<rect width=\"6\" height=\"6\" fill=\"#fff8c5\"/><line x1=\"0\" y1=\"0\" "
+                 "x2=\"0\" y2=\"6\" stroke=\"#bf8700\" stroke-width=\"2\"/></pattern></defs>\n", id);
+    svg_labels(d, &l, out);
+    for (unsigned i = 0; i < d->count; i++) {
+        const drawing_cell *c = &d->cells[i];
+        unsigned panel = d->rank == 3 ? c->slot[0] : 0;
+        unsigned row = d->rank >= 2 ? c->slot[d->rank - 2] : 0, col = c->slot[d->rank - 1];
+        int x = LABEL_W + (int)(panel * (l.cols * CELL_W + PANEL_GAP) + col * CELL_W);
+        svg_cell(c, x, l.top + (int)row * CELL_H, hatch, out);
+    }
+    svg_legend(d, l.height - LEGEND_H + 6, hatch, out);
+    fprintf(out, "</svg>\n");
+}
+
+/* One cell as text, 9 wide: "(3)" expected, "<3>" returned, "{3}" both, "[3]" window,
+ * "  3 " around it, "///" padding. */
+static void text_cell(const drawing_cell *c, FILE *out)
+{
+    char v[16];
+    const char *open = " ", *close = " ";
+    if (c->elided)
+        snprintf(v, sizeof v, "...");
+    else if (c->padding)
+        snprintf(v, sizeof v, "///");
+    else
+        snprintf(v, sizeof v, "%.7s", c->value);
+    if (c->marks == (DRAWING_EXPECTED | DRAWING_RETURNED))
+        open = "{", close = "}";
+    else if (c->marks & DRAWING_EXPECTED)
+        open = "(", close = ")";
+    else if (c->marks & DRAWING_RETURNED)
+        open = "<", close = ">";
+    else if (c->decides && !c->elided)
+        open = "[", close = "]";
+    fprintf(out, "%s%7s%s", open, v, close);
+}
+
+void report_drawing_text(const failure_drawing *d, FILE *out)
+{
+    unsigned panels = d->rank == 3 ? d->slots[0] : 1;
+    unsigned rows = d->rank >= 2 ? d->slots[d->rank - 2] : 1, cols = d->slots[d->rank - 1];
+    char label[24];
+    for (unsigned p = 0; p < panels; p++) {
+        if (d->rank == 3) {
+            label_text(d, 0, p, text_ellipsis, label, sizeof label);
+            fprintf(out, "depth %s:\n", label);
+        }
+        fprintf(out, "%6s", "");
+        for (unsigned col = 0; col < cols; col++) {
+            label_text(d, d->rank - 1, col, text_ellipsis, label, sizeof label);
+            fprintf(out, " %7s%s", label, col + 1 < cols ? " " : "");
+        }
+        fprintf(out, "\n");
+        for (unsigned row = 0; row < rows; row++) {
+            if (d->rank >= 2)
+                label_text(d, d->rank - 2, row, text_ellipsis, label, sizeof label);
+            fprintf(out, "%6s", d->rank >= 2 ? label : "");
+            for (unsigned col = 0; col < cols; col++) {
+                unsigned slot[DECIDER_GRID_RANK] = { 0 }, k = 0;
+                if (d->rank == 3)
+                    slot[k++] = p;
+                if (d->rank >= 2)
+                    slot[k++] = row;
+                slot[k] = col;
+                const drawing_cell *c = drawing_cell_at(d, slot);
+                if (c)
+                    text_cell(c, out);
+                else
+                    fprintf(out, "%9s", "");
+            }
+            fprintf(out, "\n");
+        }
+    }
+    fprintf(out, "(x) expected  <x> returned  {x} both  [x] %s%s\n",
+            d->rank == 1 ? "reduced element" : "window", d->rank == 1 ? "" : "  /// padding");
+}
