@@ -69,8 +69,8 @@ static void md_summary(const report_model *m, FILE *out)
 }
 
 /* SEMANTICS "NaN-policy fingerprint": one row per backend, operator and float input type;
- * only when some case held a NaN.  At most `limit` rows (0: all). */
-static void md_nan_prints(const report_model *m, size_t limit, FILE *out)
+ * only when some case held a NaN, after `before`.  At most `limit` rows (0: all). */
+static void md_nan_prints(const report_model *m, const char *before, size_t limit, FILE *out)
 {
     bool any = false;
     for (size_t i = 0; i < m->nan_print_count; i++)
@@ -78,10 +78,10 @@ static void md_nan_prints(const report_model *m, size_t limit, FILE *out)
     if (!any)
         return;
     bool baseline = m->baseline != NULL;
-    fprintf(out, "## NaN-policy fingerprint\n\nThe NaN policies that explain every case of a "
+    fprintf(out, "%s## NaN-policy fingerprint\n\nThe NaN policies that explain every case of a "
                  "backend whose rows or windows hold a NaN (docs/SEMANTICS.md).\n\n"
                  "| Backend | Operator | Input | NaN policy |%s\n|---|---|---|---|%s\n",
-            baseline ? " Baseline |" : "", baseline ? "---|" : "");
+            before, baseline ? " Baseline |" : "", baseline ? "---|" : "");
     size_t shown = 0;
     for (size_t i = 0; i < m->nan_print_count && (!limit || shown < limit); i++, shown++) {
         const report_nan_fingerprint *f = &m->nan_prints[i];
@@ -472,7 +472,7 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
     md_verdicts(m, out);
     md_families(m, 0, out);
     md_matrix(m, out);
-    md_nan_prints(m, 0, out);
+    md_nan_prints(m, "", 0, out);
     md_signatures(m, out);
     md_coverage(m, out);
     md_provenance(m, out);
@@ -618,8 +618,7 @@ static bool summary_text(const report_model *m, char **text, size_t *len)
     summary_signatures(m, order, n, mem);
     summary_known_bugs(m, mem);
     summary_others(m, mem);
-    fprintf(mem, "\n");
-    md_nan_prints(m, SUMMARY_NAN_PRINTS, mem);
+    md_nan_prints(m, "\n", SUMMARY_NAN_PRINTS, mem);
     free(order);
     return fclose(mem) == 0;
 }
