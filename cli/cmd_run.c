@@ -56,10 +56,7 @@ static void print_level_outlook(const report_model *m, const report_verdict *v)
  * ignore (4 NaN cases); FLOAT16 no NaN cases" (the report's fingerprints, by operator). */
 static void print_nan_prints(const report_model *m)
 {
-    bool any = false;
-    for (size_t i = 0; i < m->nan_print_count; i++)
-        any |= m->nan_prints[i].cases > 0;
-    for (size_t i = 0; any && i < m->nan_print_count; i++) {
+    for (size_t i = 0; report_has_nan_cases(m) && i < m->nan_print_count; i++) {
         const report_nan_fingerprint *f = &m->nan_prints[i];
         bool first_of_op = i == 0 || m->nan_prints[i - 1].op != f->op
                            || strcmp(m->nan_prints[i - 1].subject, f->subject);

@@ -559,10 +559,7 @@ static void html_provenance(const report_model *m, FILE *out)
  * only when some case held a NaN. */
 static void html_nan_prints(const report_model *m, FILE *out)
 {
-    bool any = false;
-    for (size_t i = 0; i < m->nan_print_count; i++)
-        any |= m->nan_prints[i].cases > 0;
-    if (!any)
+    if (!report_has_nan_cases(m))
         return;
     bool baseline = m->baseline != NULL;
     fprintf(out, "<section id=\"nan-policy\">\n<h2>NaN-policy fingerprint</h2>\n<p>The NaN "

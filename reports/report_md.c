@@ -72,10 +72,7 @@ static void md_summary(const report_model *m, FILE *out)
  * only when some case held a NaN, after `before`.  At most `limit` rows (0: all). */
 static void md_nan_prints(const report_model *m, const char *before, size_t limit, FILE *out)
 {
-    bool any = false;
-    for (size_t i = 0; i < m->nan_print_count; i++)
-        any |= m->nan_prints[i].cases > 0;
-    if (!any)
+    if (!report_has_nan_cases(m))
         return;
     bool baseline = m->baseline != NULL;
     fprintf(out, "%s## NaN-policy fingerprint\n\nThe NaN policies that explain every case of a "

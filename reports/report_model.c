@@ -1037,6 +1037,14 @@ static unsigned policies_of(uint64_t cases, const uint64_t *explained)
     return mask;
 }
 
+bool report_has_nan_cases(const report_model *m)
+{
+    for (size_t i = 0; i < m->nan_print_count; i++)
+        if (m->nan_prints[i].cases > 0)
+            return true;
+    return false;
+}
+
 unsigned report_nan_policies(const report_nan_fingerprint *f)
 {
     return policies_of(f->cases, f->explained);

@@ -225,6 +225,9 @@ report_nan_fingerprint *report_model_add_nan_print(report_model *m);
 /* "ARGMAX FLOAT32: NaN policy changed from propagate-first to ignore; ..." for every changed
  * fingerprint (SEMANTICS "NaN-policy fingerprint"), "" when none did.  Returns buf. */
 const char *report_nan_changes(const report_model *m, char *buf, size_t size);
+/* True when some fingerprint of the selection has NaN cases (the reports' table and `run`'s
+ * lines are shown only then). */
+bool report_has_nan_cases(const report_model *m);
 bool report_model_add_cell_failure(report_model *m, const report_cell_key *key,
                                    size_t signature, uint64_t count);
 /* malloc'd copy of s; "" for NULL; NULL only on allocation failure. */
