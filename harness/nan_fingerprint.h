@@ -14,7 +14,7 @@
 
 /* Decider visits one case may spend; the rows after it are left out (the mask then
  * describes the rows examined). */
-#define NAN_FINGERPRINT_MAX_VISITS (UINT64_C(1) << 22)
+#define NAN_FINGERPRINT_MAX_VISITS (UINT64_C(1) << 16)
 
 typedef struct nan_fingerprint {
     uint64_t nan_rows; /* rows or windows holding a NaN that were examined; 0: none */
