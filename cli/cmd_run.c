@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dtype.h"
 #include "report_model.h"
 #include "runner.h"
 
@@ -62,6 +63,26 @@ static void print_level_outlook(const report_model *m, const report_verdict *v)
     printf("\n");
 }
 
+/* One line per operator, when some case of the run held a NaN: "nan policy ARGMAX: FLOAT32
+ * ignore (4 NaN cases); FLOAT16 no NaN cases" (the report's fingerprints, by operator). */
+static void print_nan_prints(const report_model *m)
+{
+    for (size_t i = 0; report_has_nan_cases(m) && i < m->nan_print_count; i++) {
+        const report_nan_fingerprint *f = &m->nan_prints[i];
+        bool first_of_op = i == 0 || m->nan_prints[i - 1].op != f->op
+                           || strcmp(m->nan_prints[i - 1].subject, f->subject);
+        bool last_of_op = i + 1 == m->nan_print_count || m->nan_prints[i + 1].op != f->op
+                          || strcmp(m->nan_prints[i + 1].subject, f->subject);
+        char text[512];
+        if (first_of_op)
+            printf("nan policy %s:", op_table[f->op].name);
+        printf("%s %s %s", first_of_op ? "" : ";", dtype_name(f->input),
+               report_nan_fingerprint_text(f, false, text, sizeof text));
+        if (last_of_op)
+            printf("\n");
+    }
+}
+
 /* The run's verdicts as the report judges them (so both say the same); false on error. */
 static bool load_verdicts(report_model *m, const char *db, int64_t run_id, unsigned min_cases)
 {
@@ -75,20 +96,25 @@ static bool load_verdicts(report_model *m, const char *db, int64_t run_id, unsig
     return false;
 }
 
-/* After a run: for each level that cannot reach a verdict for lack of cases, what it needs. */
+/* After a run: for each level that cannot reach a verdict for lack of cases, what it needs
+ * (the report's own judgement of the run, so both say the same); then its NaN-policy
+ * fingerprints. */
 static void print_outlook(const char *db, int64_t run_id, unsigned min_cases)
 {
     report_model m;
-    if (load_verdicts(&m, db, run_id, min_cases))
+    if (load_verdicts(&m, db, run_id, min_cases)) {
         for (size_t i = 0; i < m.verdict_count; i++)
             if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
                 print_level_outlook(&m, &m.verdicts[i]);
+        print_nan_prints(&m);
+    }
     report_model_free(&m);
 }
 
 /* Going on until a verdict (runner_options.more_cases): while a level without failures lacks
- * judged cases in cells that ran some (a failing level has its verdict already), run to the largest count its cells need at the run's rate (at least a
- * tenth more, so that an estimate a little short still makes progress), up to max_cases. */
+ * judged cases in cells that ran some (a failing level has its verdict already), run to the
+ * largest count its cells need at the run's rate (at least a tenth more, so that an estimate
+ * a little short still makes progress), up to max_cases. */
 typedef struct go_on_rule {
     const char *db;
     unsigned min_cases;

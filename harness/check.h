@@ -35,6 +35,7 @@
 #include "backend.h"
 #include "case.h"
 #include "classify.h"
+#include "nan_fingerprint.h"
 
 typedef struct check_options {
     exec_options exec;   /* how both sides run: NaN policy, flushed denormals */
@@ -87,6 +88,9 @@ typedef struct check_result {
     unsigned classes;       /* the case's classes */
     run_status status;      /* the backend's run status */
     char message[512];      /* the backend's message for a status other than RUN_OK */
+    /* The NaN policies the answer follows on its rows or windows that hold a NaN (nan_rows
+     * 0: none, or the backend gave no answer); computed for cases of class nan only. */
+    nan_fingerprint nan;
 } check_result;
 
 /* Judges an answer against the oracle (and the case file's expected arrays, if any). */

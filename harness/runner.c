@@ -721,6 +721,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ch
         .classes = case_classes_str(res->classes, classes, sizeof classes),
         .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
+        .has_nan_policies = res->nan.nan_rows > 0, .nan_policies = res->nan.policies,
     };
     bool ok = in_sizes && out_sizes && params && (in_strides || !c->input.has_strides)
         ? recorder_case(r->rec, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");

@@ -127,7 +127,15 @@ CREATE TABLE results (
                                      --  "input_at_expected"/"input_at_got": {...} for index
                                      --  mismatches}
     detail         TEXT,             -- backend message, skip reason, signal name
-    time_us        REAL              -- backend time for this case (µs)
+    time_us        REAL,             -- backend time for this case (µs)
+    -- Added by schema version 4 (store.c's migration appends it, so it comes last):
+    nan_policies   INTEGER           -- NaN-policy fingerprint of the answer (SEMANTICS.md
+                                     -- "NaN-policy fingerprint"): bit p set when policy p
+                                     -- explains every row or window of the case holding a
+                                     -- NaN; bits in reference/nan_policies.h order: 1 ignore,
+                                     -- 2 propagate-first, 4 propagate-last, 8 first-sticky,
+                                     -- 16 nan-restarts; 0: none does; NULL: no such row
+                                     -- (no NaN, or no answer)
 );
 CREATE INDEX results_not_passed ON results(verdict, kind) WHERE verdict <> 'pass';
 

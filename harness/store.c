@@ -51,7 +51,7 @@ extern const char store_schema_sql[];
       " axis_kind, layout, distribution, classes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") \
     X(RESULT_INSERT,                                                                          \
       "INSERT INTO results (case_id, verdict, kind, mismatch_count, first_mismatch, detail,"  \
-      " time_us) VALUES (?,?,?,?,?,?,?)")                                                     \
+      " time_us, nan_policies) VALUES (?,?,?,?,?,?,?,?)")                                     \
     X(SIGNATURE_FIND,                                                                         \
       "SELECT id, rep_elements, representative FROM signatures WHERE backend = ? AND ifnull(device_id, 0) = ?" \
       " AND op = ? AND feature_level = ? AND input_type = ? AND output_type = ?"              \
@@ -119,8 +119,10 @@ static const migration migrations[] = {
     /* 3: a signature whose case passed when run again is marked nondeterministic. */
     { 2, "ALTER TABLE signatures ADD COLUMN nondeterministic INTEGER NOT NULL DEFAULT 0;"
          "PRAGMA user_version = 3;" },
-    /* 4: the backend's first difference at the shrunk case, which its drawing marks. */
+    /* 4: the backend's first difference at the shrunk case, which its drawing marks; each
+     * result's NaN-policy fingerprint (older results have none: NULL). */
     { 3, "ALTER TABLE signatures ADD COLUMN shrunk_mismatch TEXT;"
+         "ALTER TABLE results ADD COLUMN nan_policies INTEGER;"
          "PRAGMA user_version = 4;" },
     { 0, NULL }, /* sentinel */
 };
@@ -545,6 +547,10 @@ bool store_case(store *s, const store_case_row *r, dmlc_error *err)
         bind_text(st, 5, r->first_mismatch);
         bind_text(st, 6, r->detail);
         sqlite3_bind_double(st, 7, r->time_us);
+        if (r->has_nan_policies)
+            sqlite3_bind_int(st, 8, (int)r->nan_policies);
+        else
+            sqlite3_bind_null(st, 8);
         ok = step_done(s, STMT_RESULT_INSERT, "recording a result", err);
     }
     s->seconds += now_seconds() - t0;
@@ -701,7 +707,8 @@ static bool query_origin(store *s, int version, uint64_t seed, uint64_t index, u
     sqlite3_stmt *st;
     char seed_text[24];
     snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
-    if (sqlite3_prepare_v2(s->db, origin_sql[version], -1, &st, NULL) != SQLITE_OK)
+    /* Versions after 3 add nothing this lookup reads: they use version 3's query. */
+    if (sqlite3_prepare_v2(s->db, origin_sql[version < 3 ? version : 3], -1, &st, NULL) != SQLITE_OK)
         return sql_fail(s, err, "looking up the case's run");
     sqlite3_bind_text(st, 1, seed_text, -1, SQLITE_STATIC);
     bind_u64(st, 2, index);

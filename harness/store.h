@@ -80,6 +80,8 @@ typedef struct store_case_row {
     const char *first_mismatch; /* JSON or NULL */
     const char *detail;
     double time_us;
+    bool has_nan_policies;      /* the case has a NaN-policy fingerprint */
+    unsigned nan_policies;      /* its mask (reference/nan_policies.h) */
 } store_case_row;
 
 bool store_case(store *s, const store_case_row *row, dmlc_error *err);

@@ -112,6 +112,12 @@ static void html_head(const report_model *m, FILE *out)
         fprintf(out, ". <b>");
         esc(out, report_baseline_counts(m, counts, sizeof counts));
         fprintf(out, "</b></p>\n");
+        char changes[2048];
+        if (report_nan_changes(m, changes, sizeof changes)[0]) {
+            fprintf(out, "<p class=\"lead\"><b>NaN behaviour: ");
+            esc(out, changes);
+            fprintf(out, "</b></p>\n");
+        }
     }
     fprintf(out, "<nav><a href=\"#verdict\">Verdict</a><a href=\"#families\">Families</a>"
                  "<a href=\"#heatmap\">Heat map</a>"
@@ -621,6 +627,35 @@ static void html_provenance(const report_model *m, FILE *out)
     fprintf(out, "</section>\n");
 }
 
+/* SEMANTICS "NaN-policy fingerprint": one row per backend, operator and float input type;
+ * only when some case held a NaN. */
+static void html_nan_prints(const report_model *m, FILE *out)
+{
+    if (!report_has_nan_cases(m))
+        return;
+    bool baseline = m->baseline != NULL;
+    fprintf(out, "<section id=\"nan-policy\">\n<h2>NaN-policy fingerprint</h2>\n<p>The NaN "
+                 "policies that explain every case of a backend whose rows or windows hold a NaN "
+                 "(docs/SEMANTICS.md).</p>\n<table>\n<tr><th>Backend</th><th>Operator</th>"
+                 "<th>Input</th><th>NaN policy</th>%s</tr>\n", baseline ? "<th>Baseline</th>" : "");
+    for (size_t i = 0; i < m->nan_print_count; i++) {
+        const report_nan_fingerprint *f = &m->nan_prints[i];
+        char text[512];
+        fprintf(out, "<tr><td>");
+        esc(out, f->subject);
+        fprintf(out, "</td><td>%s</td><td>%s</td><td>", op_table[f->op].name, dtype_name(f->input));
+        esc(out, report_nan_fingerprint_text(f, false, text, sizeof text));
+        fprintf(out, "</td>");
+        if (baseline) {
+            fprintf(out, "<td>");
+            esc(out, f->has_baseline ? report_nan_fingerprint_text(f, true, text, sizeof text) : "-");
+            fprintf(out, "%s</td>", f->changed ? " <b>CHANGED</b>" : "");
+        }
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</table>\n</section>\n");
+}
+
 bool report_render_html(const report_model *m, FILE *out, dmlc_error *err)
 {
     html_head(m, out);
@@ -629,6 +664,7 @@ bool report_render_html(const report_model *m, FILE *out, dmlc_error *err)
     html_heatmap(m, out);
     html_failing_cells(m, out);
     html_matrix(m, out);
+    html_nan_prints(m, out);
     html_signatures(m, out);
     html_coverage(m, out);
     html_provenance(m, out);

@@ -44,6 +44,7 @@ typedef enum load_query {
     Q_COV_CLASSES,
     Q_COV_PARAMS,
     Q_CELL_SKIPS,
+    Q_NAN_PRINTS,
     Q_COUNT
 } load_query;
 
@@ -109,10 +110,24 @@ static const char *const load_sql[Q_COUNT] = {
     [Q_COV_PARAMS] =
         "SELECT c.op, c.params, c.input_sizes, c.output_sizes," COVERAGE_FROM " GROUP BY 1, 2, 3, 4",
 #undef COVERAGE_FROM
+    /* NaN-policy fingerprints (schema version 4): per backend and device, operator and float
+     * input type, the cases with a fingerprint and how many each policy explains (one column
+     * per bit of nan_policies.h). */
+    [Q_NAN_PRINTS] =
+        "SELECT r.backend || ifnull(' on ' || nullif(d.device, ''), ''), c.op, c.input_type,"
+        " count(x.nan_policies), sum(x.nan_policies & 1 != 0), sum(x.nan_policies & 2 != 0),"
+        " sum(x.nan_policies & 4 != 0), sum(x.nan_policies & 8 != 0), sum(x.nan_policies & 16 != 0)"
+        " FROM cases c JOIN results x ON x.case_id = c.id JOIN runs r ON r.id = c.run_id"
+        " LEFT JOIN devices d ON d.id = r.device_id"
+        " WHERE c.run_id BETWEEN ?1 AND ?2 AND c.input_type IN ('FLOAT32', 'FLOAT16')"
+        "  AND x.verdict <> 'skip'"
+        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
 };
+_Static_assert(NAN_POLICY_COUNT == 5, "Q_NAN_PRINTS sums one column per NaN policy");
 
 typedef struct report_db {
     sqlite3 *db;
+    int version; /* the file's schema version */
     sqlite3_stmt *stmt[Q_COUNT];
     const char *path;
 } report_db;
@@ -240,7 +255,7 @@ static bool db_check(report_db *d, dmlc_error *err)
     if (!have_row)
         return err_set(err, "%s: not a dmlcheck results database (%s)", d->path,
                        sqlite3_errmsg(d->db));
-    int version = sqlite3_column_int(s, 0);
+    int version = d->version = sqlite3_column_int(s, 0);
     if (version > REPORT_SCHEMA_VERSION)
         return err_set(err, "%s: written by a newer dmlcheck (schema version %d; this dmlcheck "
                        "reads up to %d): use that dmlcheck's `report`", d->path, version,
@@ -352,6 +367,30 @@ static bool load_cells(report_db *d, report_model *m, int64_t lo, int64_t hi, dm
         c->n.errors += col_u64(s, 10);
     }
     return !failed && load_skip_reasons(d, m, lo, hi, err);
+}
+
+/* The NaN-policy fingerprints; a database older than schema version 4 recorded none. */
+static bool load_nan_prints(report_db *d, report_model *m, int64_t lo, int64_t hi, dmlc_error *err)
+{
+    if (d->version < 4)
+        return true;
+    bool failed = false;
+    sqlite3_stmt *s = query(d, Q_NAN_PRINTS, lo, hi, err);
+    if (!s)
+        return false;
+    while (next_row(d, s, &failed, err)) {
+        report_nan_fingerprint *f = report_model_add_nan_print(m);
+        if (!f || !(f->subject = report_strdup(col_text(s, 0))))
+            return err_set(err, "out of memory");
+        f->op = op_from_name(col_text(s, 1));
+        f->input = dtype_from_name(col_text(s, 2));
+        if (f->op == OP_COUNT)
+            return err_set(err, "unknown operator in the database: %s", col_text(s, 1));
+        f->cases = col_u64(s, 3);
+        for (unsigned p = 0; p < NAN_POLICY_COUNT; p++)
+            f->explained[p] = col_u64(s, 4 + (int)p);
+    }
+    return !failed;
 }
 
 /* "--max-elements 4096" from "dmlcheck replay g2:7:12 --backend opencl --max-elements 4096":
@@ -659,7 +698,8 @@ static bool load(report_model *m, const char *path, int64_t run_id, bool all_run
         return false;
     int64_t lo = 0, hi = 0;
     bool ok = db_check(&d, err) && db_select(&d, run_id, all_runs, &lo, &hi, &m->selection, err)
-              && load_runs(&d, m, lo, hi, err) && load_cells(&d, m, lo, hi, err);
+              && load_runs(&d, m, lo, hi, err) && load_cells(&d, m, lo, hi, err)
+              && load_nan_prints(&d, m, lo, hi, err);
     ok = ok && (!everything
                 || (load_signatures(&d, m, lo, hi, err) && load_coverage(&d, m, lo, hi, err)
                     && families_find(d.db, lo, hi, &m->families, err)));

@@ -55,6 +55,11 @@ static void md_summary(const report_model *m, FILE *out)
         md_text(out, m->baseline);
         fprintf(out, "  \n**Against it:** ");
         md_text(out, report_baseline_counts(m, counts, sizeof counts));
+        char changes[2048];
+        if (report_nan_changes(m, changes, sizeof changes)[0]) {
+            fprintf(out, "  \n**NaN behaviour:** ");
+            md_text(out, changes);
+        }
     }
     fprintf(out, "\n\nA *cell* is one operator with one combination of tensor data types at one "
                  "feature level. A level is **CONFORMANT** when every cell it requires passed "
@@ -62,6 +67,37 @@ static void md_summary(const report_model *m, FILE *out)
                  "open (NaN, denormals, windows entirely in padding) are reported as *differs "
                  "from our policy*, not as failures, unless the run was `--strict`.\n\n",
             m->min_cases);
+}
+
+/* SEMANTICS "NaN-policy fingerprint": one row per backend, operator and float input type;
+ * only when some case held a NaN, after `before`.  At most `limit` rows (0: all). */
+static void md_nan_prints(const report_model *m, const char *before, size_t limit, FILE *out)
+{
+    if (!report_has_nan_cases(m))
+        return;
+    bool baseline = m->baseline != NULL;
+    fprintf(out, "%s## NaN-policy fingerprint\n\nThe NaN policies that explain every case of a "
+                 "backend whose rows or windows hold a NaN (docs/SEMANTICS.md).\n\n"
+                 "| Backend | Operator | Input | NaN policy |%s\n|---|---|---|---|%s\n",
+            before, baseline ? " Baseline |" : "", baseline ? "---|" : "");
+    size_t shown = 0;
+    for (size_t i = 0; i < m->nan_print_count && (!limit || shown < limit); i++, shown++) {
+        const report_nan_fingerprint *f = &m->nan_prints[i];
+        char text[512];
+        fprintf(out, "| ");
+        md_text(out, f->subject);
+        fprintf(out, " | %s | %s | ", op_table[f->op].name, dtype_name(f->input));
+        md_text(out, report_nan_fingerprint_text(f, false, text, sizeof text));
+        if (baseline) {
+            fprintf(out, " | ");
+            md_text(out, f->has_baseline ? report_nan_fingerprint_text(f, true, text, sizeof text) : "-");
+            fprintf(out, "%s", f->changed ? " **CHANGED**" : "");
+        }
+        fprintf(out, " |\n");
+    }
+    if (shown < m->nan_print_count)
+        fprintf(out, "\n... and %zu more rows in the full report.\n", m->nan_print_count - shown);
+    fprintf(out, "\n");
 }
 
 static void md_verdicts(const report_model *m, FILE *out)
@@ -456,6 +492,7 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
     md_verdicts(m, out);
     md_families(m, 0, out);
     md_matrix(m, out);
+    md_nan_prints(m, "", 0, out);
     md_signatures(m, out);
     md_coverage(m, out);
     md_provenance(m, out);
@@ -472,6 +509,7 @@ bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
 #define SUMMARY_CUT (REPORT_SUMMARY_MAX_CHARS - 200)
 #define SUMMARY_REPLAYS 8
 #define SUMMARY_FAMILIES 40
+#define SUMMARY_NAN_PRINTS 32
 
 typedef struct ranked {
     uint64_t count;
@@ -600,6 +638,7 @@ static bool summary_text(const report_model *m, char **text, size_t *len)
     summary_signatures(m, order, n, mem);
     summary_known_bugs(m, mem);
     summary_others(m, mem);
+    md_nan_prints(m, "\n", SUMMARY_NAN_PRINTS, mem);
     free(order);
     return fclose(mem) == 0;
 }

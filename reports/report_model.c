@@ -98,6 +98,9 @@ void report_model_free(report_model *m)
     for (size_t i = 0; i < m->expectation_count; i++)
         expectation_free(&m->expectations[i]);
     free(m->expectations);
+    for (size_t i = 0; i < m->nan_print_count; i++)
+        free(m->nan_prints[i].subject);
+    free(m->nan_prints);
     memset(m, 0, sizeof *m);
 }
 
@@ -168,6 +171,11 @@ report_signature *report_model_add_signature(report_model *m)
 report_run *report_model_add_run(report_model *m)
 {
     return GROW(m, runs, run);
+}
+
+report_nan_fingerprint *report_model_add_nan_print(report_model *m)
+{
+    return GROW(m, nan_prints, nan_print);
 }
 
 bool report_model_add_cell_failure(report_model *m, const report_cell_key *key,
@@ -644,9 +652,46 @@ static void mark_cells(report_model *m, const report_model *base)
     }
 }
 
+/* The baseline's fingerprint for f: the same subject, operator and type, or else the only one
+ * of that operator and type (a library's new version often runs under another path). */
+static const report_nan_fingerprint *baseline_nan_print(const report_model *base,
+                                                        const report_nan_fingerprint *f)
+{
+    const report_nan_fingerprint *only = NULL;
+    size_t same_type = 0;
+    for (size_t j = 0; j < base->nan_print_count; j++) {
+        const report_nan_fingerprint *b = &base->nan_prints[j];
+        if (b->op != f->op || b->input != f->input)
+            continue;
+        if (!strcmp(b->subject, f->subject))
+            return b;
+        only = b;
+        same_type++;
+    }
+    return same_type == 1 ? only : NULL;
+}
+
+/* SEMANTICS "NaN-policy fingerprint": a fingerprint changed when no policy explains both the
+ * baseline's NaN cases and these (two inconsistent ones are not compared). */
+static void mark_nan_prints(report_model *m, const report_model *base)
+{
+    for (size_t i = 0; i < m->nan_print_count; i++) {
+        report_nan_fingerprint *f = &m->nan_prints[i];
+        const report_nan_fingerprint *b = baseline_nan_print(base, f);
+        f->has_baseline = b && b->cases > 0;
+        if (!f->has_baseline)
+            continue;
+        f->baseline_cases = b->cases;
+        memcpy(f->baseline_explained, b->explained, sizeof f->baseline_explained);
+        unsigned now = report_nan_policies(f), before = report_nan_policies(b);
+        f->changed = f->cases > 0 && (now || before) && !(now & before);
+    }
+}
+
 bool report_model_compare(report_model *m, const report_model *base, dmlc_error *err)
 {
     mark_cells(m, base);
+    mark_nan_prints(m, base);
     for (size_t i = 0; i < m->signature_count; i++) {
         report_signature *s = &m->signatures[i];
         bool known = false;
@@ -988,5 +1033,77 @@ const char *report_subject(const report_model *m, char *buf, size_t size)
                  r->driver);
     else
         snprintf(buf, size, "%s", r->backend);
+    return buf;
+}
+
+/* ---- NaN-policy fingerprints -------------------------------------------------------- */
+
+static unsigned policies_of(uint64_t cases, const uint64_t *explained)
+{
+    unsigned mask = 0;
+    for (unsigned p = 0; p < NAN_POLICY_COUNT; p++)
+        if (cases > 0 && explained[p] == cases)
+            mask |= 1u << p;
+    return mask;
+}
+
+bool report_has_nan_cases(const report_model *m)
+{
+    for (size_t i = 0; i < m->nan_print_count; i++)
+        if (m->nan_prints[i].cases > 0)
+            return true;
+    return false;
+}
+
+unsigned report_nan_policies(const report_nan_fingerprint *f)
+{
+    return policies_of(f->cases, f->explained);
+}
+
+const char *report_nan_fingerprint_text(const report_nan_fingerprint *f, bool baseline, char *buf,
+                                        size_t size)
+{
+    uint64_t cases = baseline ? f->baseline_cases : f->cases;
+    const uint64_t *explained = baseline ? f->baseline_explained : f->explained;
+    unsigned mask = policies_of(cases, explained);
+    char names[160];
+    if (cases == 0)
+        snprintf(buf, size, "no NaN cases");
+    else if (mask)
+        snprintf(buf, size, "%s (%" PRIu64 " NaN case%s)", nan_policies_text(mask, names, sizeof names),
+                 cases, cases == 1 ? "" : "s");
+    else {
+        size_t used = (size_t)snprintf(buf, size, "inconsistent (of %" PRIu64 " NaN cases:", cases);
+        for (unsigned p = 0; p < NAN_POLICY_COUNT && used < size; p++)
+            used += (size_t)snprintf(buf + used, size - used, "%s %s %" PRIu64, p ? "," : "",
+                                     nan_policy_id_name((nan_policy_id)p), explained[p]);
+        if (used < size)
+            snprintf(buf + used, size - used, ")");
+    }
+    return buf;
+}
+
+/* A fingerprint's policies alone, for the change line: "ignore", "inconsistent". */
+static const char *policies_word(uint64_t cases, const uint64_t *explained, char *buf, size_t size)
+{
+    unsigned mask = policies_of(cases, explained);
+    return mask ? nan_policies_text(mask, buf, size) : (snprintf(buf, size, "inconsistent"), buf);
+}
+
+const char *report_nan_changes(const report_model *m, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < m->nan_print_count && used < size; i++) {
+        const report_nan_fingerprint *f = &m->nan_prints[i];
+        if (!f->changed)
+            continue;
+        char before[160], now[160];
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %s: NaN policy changed from %s to %s",
+                                 used ? "; " : "", op_table[f->op].name, dtype_name(f->input),
+                                 policies_word(f->baseline_cases, f->baseline_explained, before, sizeof before),
+                                 policies_word(f->cases, f->explained, now, sizeof now));
+    }
     return buf;
 }

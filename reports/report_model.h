@@ -25,6 +25,7 @@
 #include "dmlcheck/directml.h"
 #include "error.h"
 #include "families.h"
+#include "nan_policies.h"
 #include "op.h"
 
 #define REPORT_DEFAULT_MIN_CASES 20
@@ -137,6 +138,28 @@ typedef struct report_signature {
     report_mark mark;
 } report_signature;
 
+/* The NaN-policy fingerprint of one backend on one device for one operator and input type
+ * (SEMANTICS "NaN-policy fingerprint"): the policies that explain all its NaN cases. */
+typedef struct report_nan_fingerprint {
+    char *subject;             /* "reference", "opencl on pthread-cpu" */
+    op_id op;
+    DML_TENSOR_DATA_TYPE input;
+    uint64_t cases;            /* cases with a fingerprint (a row or window holding a NaN) */
+    uint64_t explained[NAN_POLICY_COUNT]; /* of them, those each policy explains */
+    /* With a baseline: the baseline's fingerprint of the same subject (or the only one of
+     * the same operator and type) when it had NaN cases, and whether this one changed. */
+    bool has_baseline, changed;
+    uint64_t baseline_cases;
+    uint64_t baseline_explained[NAN_POLICY_COUNT];
+} report_nan_fingerprint;
+
+/* Policies that explain every case of f (the AND of the cases' masks); 0: inconsistent. */
+unsigned report_nan_policies(const report_nan_fingerprint *f);
+/* "ignore (40 NaN cases)", "inconsistent (of 40 NaN cases: ignore 31, propagate-first 9)",
+ * "no NaN cases"; `baseline` reads the baseline's side.  Returns buf. */
+const char *report_nan_fingerprint_text(const report_nan_fingerprint *f, bool baseline, char *buf,
+                                        size_t size);
+
 /* One run of the selection, for the provenance section. */
 typedef struct report_run {
     int64_t id;
@@ -184,6 +207,8 @@ typedef struct report_model {
     report_cell_failure *cell_failures; size_t cell_failure_count, cell_failure_cap;
     report_run *runs;     size_t run_count, run_cap;
     report_expectation *expectations; size_t expectation_count, expectation_cap;
+    /* Per subject, operator and float input type that ran; sorted by subject, op, type. */
+    report_nan_fingerprint *nan_prints; size_t nan_print_count, nan_print_cap;
     uint64_t total_cases;
     double total_seconds;
 } report_model;
@@ -196,6 +221,13 @@ report_coverage *report_model_add_coverage(report_model *m, const char *dimensio
                                            const char *value, uint64_t cases, uint64_t failed);
 report_signature *report_model_add_signature(report_model *m);
 report_run *report_model_add_run(report_model *m);
+report_nan_fingerprint *report_model_add_nan_print(report_model *m);
+/* "ARGMAX FLOAT32: NaN policy changed from propagate-first to ignore; ..." for every changed
+ * fingerprint (SEMANTICS "NaN-policy fingerprint"), "" when none did.  Returns buf. */
+const char *report_nan_changes(const report_model *m, char *buf, size_t size);
+/* True when some fingerprint of the selection has NaN cases (the reports' table and `run`'s
+ * lines are shown only then). */
+bool report_has_nan_cases(const report_model *m);
 bool report_model_add_cell_failure(report_model *m, const report_cell_key *key,
                                    size_t signature, uint64_t count);
 /* malloc'd copy of s; "" for NULL; NULL only on allocation failure. */

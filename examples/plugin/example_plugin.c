@@ -15,8 +15,10 @@
  * large tensors show, bug=rank8 (room for seven dimensions once mergeable ones are merged:
  * an eighth loses its stride) one that only rank 8 shows, bug=flaky (one execution in 499
  * answers wrong, as a race would) one that does not repeat, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
- * (rank-8 inputs unsupported) a gap in what the plug-in claims, so a first run shows what a
- * failing report looks like:
+ * (rank-8 inputs unsupported) a gap in what the plug-in claims, and bug=nan_sticky (a running
+ * `if (v > best)` seeded with the scan's first element: a NaN there is never replaced, later
+ * NaNs never win) a NaN behaviour, first-sticky in the report's NaN-policy fingerprint, so a
+ * first run shows what a failing report looks like:
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
  */
 #include <math.h>
@@ -31,7 +33,7 @@
 
 #define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
     X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(FLAKY, "flaky")            \
-    X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported")
+    X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported") X(NAN_STICKY, "nan_sticky")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -139,6 +141,13 @@ static int compare(float a, float b)
     return a > b ? 1 : a < b ? -1 : 0; /* +0 == -0: a tie (D3) */
 }
 
+/* bug=nan_sticky: does v replace the running best?  Plain comparison, so with a NaN on
+ * either side nothing is replaced; equal values keep the first met. */
+static bool sticky_beats(float v, float best, bool minimize)
+{
+    return minimize ? v < best : v > best;
+}
+
 /* Dimensions left once those of size 1 go and neighbours that walk memory as one (both
  * reduced or both kept, the outer stride the inner's span) merge: what a kernel's parameter
  * block must hold. */
@@ -177,7 +186,10 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
             group -= group % CHUNK_ELEMENTS; /* the partial last chunk is never looked at */
         uint64_t best = 0;
         float best_v = 0;
-        for (uint64_t r = 0; r < group; r++) {
+        /* bug=nan_sticky walks the reduction in the direction's order (DECREASING from its end). */
+        bool sticky = ctx->bug == BUG_NAN_STICKY, backwards = sticky && o->decreasing;
+        for (uint64_t step = 0; step < group; step++) {
+            uint64_t r = backwards ? group - 1 - step : step;
             /* Position r of the reduction, row-major over the reduced axes (D2). */
             uint64_t q = r, off = 0;
             for (unsigned i = o->in.rank; i-- > 0;) {
@@ -191,7 +203,8 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
             float v = load_f32(b->input, off);
             int c = minimize ? compare(-v, -best_v) : compare(v, best_v);
             bool later_wins = o->decreasing || ctx->bug == BUG_TIES;
-            if (r == 0 || c > 0 || (c == 0 && later_wins)) {
+            bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && later_wins);
+            if (step == 0 || replaces) {
                 best = r;
                 best_v = v;
             }
@@ -233,7 +246,8 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
                 off += ic[i] * o->in.strides[i];
             }
             float v = inside ? load_f32(b->input, off) : 0.0f; /* the padding bug: zeros */
-            if (!found || compare(v, best_v) > 0) {
+            bool replaces = ctx->bug == BUG_NAN_STICKY ? sticky_beats(v, best_v, false) : compare(v, best_v) > 0;
+            if (!found || replaces) {
                 found = true;
                 best_v = v;
                 best = flat;
@@ -259,7 +273,7 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
         if (k == sizeof bug_names / sizeof bug_names[0]) {
             snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
                      "bug=index16, bug=last_chunk, bug=rank8, bug=flaky, bug=refuse, "
-                     "bug=unsupported)", args[i]);
+                     "bug=unsupported, bug=nan_sticky)", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }

@@ -96,6 +96,10 @@ static const char signature_columns[] =
     "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, ''), ',')"
     " FROM pragma_table_info('signatures')";
 
+static const char result_columns[] =
+    "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, ''), ',')"
+    " FROM pragma_table_info('results')";
+
 static void test_lookup_unmigrated(tap *t, const char *db)
 {
     char text[GEN_OPTIONS_TEXT_SIZE], buf[64];
@@ -137,6 +141,11 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(shrunk_mismatch, 'NULL') FROM signatures", a,
                                  sizeof a), "NULL"),
            "the old signature has no first difference at a shrunk case: %s", a);
+    tap_ok(t, !strcmp(query_text(db, result_columns, a, sizeof a), query_text(fresh, result_columns, b, sizeof b)),
+           "migrated results columns are a fresh database's (4: nan_policies)");
+    tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(nan_policies, 'NULL') FROM results WHERE case_id = 1",
+                                 a, sizeof a), "NULL"),
+           "an old result has no NaN-policy fingerprint: %s", a);
     tap_ok(t, !strcmp(query_text(db, "SELECT gen_version || ':' || ifnull(gen_options, 'NULL') FROM runs"
                                      " WHERE id = 1", a, sizeof a), "1:NULL"),
            "the old run reads as generator version 1 without options: %s", a);
@@ -156,7 +165,8 @@ static bool record_run(store *s, const char *gen_text, int64_t *run_id, dmlc_err
     store_case_row c = { .case_index = 3, .op = "ARGMAX", .feature_level = "4_1", .input_type = "FLOAT32",
                          .output_type = "UINT32", .rank = 1, .elements = 1000, .input_sizes = "[1000]",
                          .output_sizes = "[1]", .params = "{}", .layout = "packed",
-                         .distribution = "ties", .classes = "", .verdict = "fail", .kind = "tie_other_way" };
+                         .distribution = "ties", .classes = "", .verdict = "fail", .kind = "tie_other_way",
+                         .has_nan_policies = true, .nan_policies = 9 };
     if (!store_run_begin(s, &r, run_id, err))
         return false;
     c.run_id = *run_id;
@@ -182,6 +192,9 @@ static void test_new_runs(tap *t, const char *db)
     tap_ok(t, !strcmp(query_text(db, "SELECT gen_version || '|' || gen_options FROM runs WHERE id = 2",
                                  got, sizeof got), buf),
            "a new run records its generator version and options: %s", got);
+    tap_ok(t, !strcmp(query_text(db, "SELECT x.nan_policies FROM results x JOIN cases c ON c.id = x.case_id"
+                                     " WHERE c.run_id = 2", got, sizeof got), "9"),
+           "a new result records its NaN-policy fingerprint: %s", got);
     store_case_origin o;
     bool found = false;
     ok = store_find_case_origin(db, 5, 3, GEN_VERSION, ours, &o, &found, &err);

@@ -1,0 +1,53 @@
+#!/bin/sh
+# nan_fingerprint.sh: the NaN-policy fingerprint end to end (docs/SEMANTICS.md "NaN-policy
+# fingerprint").  The reference fingerprints as the policy it ran (--nan-policy ignore:
+# ignore; propagate: propagate-first), the example plug-in as ignore healthy and as
+# first-sticky with its planted bug=nan_sticky; `run` prints one line per operator, the
+# report a table, and against a baseline the changed policy at the top.
+# Usage: nan_fingerprint.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
+set -u
+dmlcheck=$1 example=$2
+. "$(dirname "$0")/../lib/cli_tap.sh"
+
+common="--types FLOAT32,FLOAT16 --ops ARGMAX,ARGMIN,MAX_POOLING2 --cases 600 --seed 5 --shrink-budget 0"
+# Every operator's line names the policy among those that explain all its NaN cases.
+lines_name() {
+    for op in ARGMAX ARGMIN MAX_POOLING2; do
+        grep -q "^nan policy $op: FLOAT16 [^;]*$1[^;]*(.*NaN cases); FLOAT32 [^;]*$1[^;]*(.*NaN cases)$" \
+            "$tmp/out" || return 1
+    done
+}
+
+run run --backend reference --nan-policy ignore $common --db "$tmp/ignore.sqlite"
+check "reference_ignore_fingerprints_as_ignore" eval 'rc_is 0 && lines_name ignore'
+run run --backend reference --nan-policy propagate $common --db "$tmp/propagate.sqlite"
+check "reference_propagate_fingerprints_as_propagate_first" \
+    eval 'rc_is 0 && lines_name propagate-first && ! out_has "ignore"'
+
+common="--types FLOAT32 --ops ARGMAX,ARGMIN,MAX_POOLING2 --cases 600 --seed 5 --shrink-budget 0"
+run run --backend "plugin:$example" $common --db "$tmp/healthy.sqlite"
+check "example_plugin_fingerprints_as_ignore" \
+    eval 'rc_is 0 && out_has "nan policy ARGMAX: FLOAT32 ignore (" && out_has "nan policy ARGMIN: FLOAT32 ignore (" &&
+          out_has "nan policy MAX_POOLING2: FLOAT32 ignore ("'
+run run --backend "plugin:$example,bug=nan_sticky" $common --db "$tmp/sticky.sqlite"
+check "example_nan_sticky_fingerprints_as_first_sticky_alone" \
+    eval 'rc_is 0 && out_has "nan policy ARGMAX: FLOAT32 first-sticky (" && out_has "nan policy ARGMIN: FLOAT32 first-sticky (" &&
+          out_has "nan policy MAX_POOLING2: FLOAT32 first-sticky ("'
+
+run report --db "$tmp/sticky.sqlite" --format md
+check "report_has_the_fingerprint_table" \
+    eval 'out_has "## NaN-policy fingerprint" && grep -q "| ARGMIN | FLOAT32 | first-sticky (" "$tmp/out"'
+run report --db "$tmp/sticky.sqlite" --summary
+check "summary_has_the_fingerprint_table" eval 'out_has "## NaN-policy fingerprint"'
+run report --db "$tmp/sticky.sqlite" --baseline "$tmp/healthy.sqlite" --format md
+check "baseline_calls_out_the_changed_policy" \
+    eval 'out_has "**NaN behaviour:** ARGMAX FLOAT32: NaN policy changed from ignore to first-sticky" &&
+          out_has "MAX\_POOLING2 FLOAT32: NaN policy changed from ignore to first-sticky" &&
+          grep -q "| ARGMAX | FLOAT32 | first-sticky (.*| ignore (.* \*\*CHANGED\*\* |" "$tmp/out"'
+run report --db "$tmp/sticky.sqlite" --baseline "$tmp/healthy.sqlite" --format html
+check "html_calls_out_the_changed_policy" \
+    eval 'out_has "NaN behaviour: ARGMAX FLOAT32: NaN policy changed from ignore to first-sticky" &&
+          out_has "<h2>NaN-policy fingerprint</h2>"'
+run report --db "$tmp/healthy.sqlite" --baseline "$tmp/healthy.sqlite" --format md
+check "an_unchanged_policy_is_not_called_out" eval 'rc_is 0 && out_has "## NaN-policy fingerprint" && ! out_has "NaN behaviour" && ! out_has "**CHANGED**"'
+finish
