@@ -19,7 +19,8 @@
 /* What a level that lacks cases needs: how many cases in all would, at this run's rate, give
  * every required cell --min-cases (REPORT_DEFAULT_MIN_CASES) judged cases, and how many of
  * its cells no run length helps (every case skipped by the backend, or none drawn). */
-static void print_level_outlook(const report_model *m, const report_verdict *v)
+static void print_level_outlook(const report_model *m, const report_verdict *v,
+                                const runner_options *o)
 {
     uint64_t needed = 0;
     size_t short_cells = 0, skipped_cells = 0, undrawn_cells = 0;
@@ -37,11 +38,20 @@ static void print_level_outlook(const report_model *m, const report_verdict *v)
         uint64_t total = (m->min_cases * m->total_cases + judged - 1) / judged;
         needed = total > needed ? total : needed;
     }
-    printf("outlook %s: %zu of %zu required cells have fewer than %u judged cases", fl_name(v->fl),
-           short_cells, v->required_cells, m->min_cases);
+    /* A shard judges about 1/N of each cell's cases: its short cells may be long enough once
+     * merged.  Its rate per case is the whole run's, so `needed` is the whole run's --cases. */
+    if (o->shard_count)
+        printf("outlook %s, shard %" PRIu64 "/%" PRIu64 " alone (its cells hold about 1/%" PRIu64
+               " of the merged run's; `dmlcheck report` on the merged shards judges them)",
+               fl_name(v->fl), o->shard_index, o->shard_count, o->shard_count);
+    else
+        printf("outlook %s", fl_name(v->fl));
+    printf(": %zu of %zu required cells have fewer than %u judged cases", short_cells,
+           v->required_cells, m->min_cases);
     if (needed)
         printf("; at this run's rate about %" PRIu64 " cases in all judge each of the others "
-               "%u times (--cases %" PRIu64 ")", needed, m->min_cases, needed);
+               "%u times (--cases %" PRIu64 "%s)", needed, m->min_cases, needed,
+               o->shard_count ? ", which counts every shard's cases" : "");
     if (skipped_cells)
         printf("; %zu ran none of their cases (the backend skipped them: not claimed or "
                "unsupported; no run length helps)", skipped_cells);
@@ -53,16 +63,16 @@ static void print_level_outlook(const report_model *m, const report_verdict *v)
 
 /* After a run: for each level that cannot reach a verdict for lack of cases, what it needs
  * (the report's own judgement of the run, so both say the same). */
-static void print_outlook(const char *db, int64_t run_id)
+static void print_outlook(const runner_options *o, int64_t run_id)
 {
     report_model m;
     dmlc_error err;
     report_model_init(&m);
-    if ((m.title = report_strdup("outlook")) && report_load_verdicts(&m, db, run_id, &err)
+    if ((m.title = report_strdup("outlook")) && report_load_verdicts(&m, o->db_path, run_id, &err)
         && report_model_finish(&m, &err))
         for (size_t i = 0; i < m.verdict_count; i++)
             if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
-                print_level_outlook(&m, &m.verdicts[i]);
+                print_level_outlook(&m, &m.verdicts[i], o);
     report_model_free(&m);
 }
 
@@ -81,6 +91,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
+        "                    [--shard K/N]\n"
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
@@ -97,6 +108,12 @@ static void usage(FILE *f)
         "  --time SECONDS        run for this long instead\n"
         "  --seed S              seed (default: from the clock; printed first)\n"
         "  --db FILE             results database (default dmlcheck.sqlite); runs append\n"
+        "  --shard K/N           run shard K of N (K = 0..N-1): the case indices i of the seed\n"
+        "                        with i mod N == K; --cases counts the whole run's cases (each\n"
+        "                        shard runs its share), --time is per shard; case ids and\n"
+        "                        replay lines are the whole run's; `dmlcheck merge` combines\n"
+        "                        the shards' databases into one run (give every shard the\n"
+        "                        same --seed and options)\n"
         "  --strict              judge the nan, denormal and padding_window classes too\n"
         "  --max-elements N      input element budget per case, every size tier included\n"
         "                        (default 3145728; 4096 keeps every case in the small tiers)\n"
@@ -176,6 +193,7 @@ int cmd_run(int argc, char **argv)
         { "dry-run", no_argument, NULL, 'D' },       { "case-timeout", required_argument, NULL, 'T' },
         { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
         { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
+        { "shard", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;
@@ -200,11 +218,12 @@ int cmd_run(int argc, char **argv)
         case 'b': ok = parse_count(optarg, &v) && v > 0 && v <= 65536; o.batch = (unsigned)v; break;
         case 'S': ok = parse_count(optarg, &v) && v < 1000000; o.shrink_budget = (unsigned)v; break;
         case 'W': ok = parse_count(optarg, &v) && v <= 86400; o.shrink_seconds = (double)v; break;
+        case 'K': ok = runner_parse_shard(&o, optarg, &err); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
         if (!ok) {
-            if (c == 0)
+            if (c == 0 || c == 'K')
                 fprintf(stderr, "dmlcheck run: %s\n", err.msg);
             else
                 fprintf(stderr, "dmlcheck run: bad value '%s' for --%s\n", optarg,
@@ -222,6 +241,12 @@ int cmd_run(int argc, char **argv)
     }
     if (!o.cases && o.time_s <= 0)
         o.cases = 10000;
+    if (o.shard_count && o.cases && o.shard_index >= o.cases) {
+        fprintf(stderr, "dmlcheck run: --shard %" PRIu64 "/%" PRIu64 " gets no case of --cases %" PRIu64
+                " (which counts the whole run's cases): use fewer shards or more cases\n",
+                o.shard_index, o.shard_count, o.cases);
+        return 2;
+    }
     if (!seed_given)
         o.seed = seed_from_clock();
     /* SEED first, so even a run that dies at once can be repeated. */
@@ -243,7 +268,7 @@ int cmd_run(int argc, char **argv)
     if (code == 2 && err.msg[0])
         fprintf(stderr, "dmlcheck run: %s\n", err.msg);
     if ((code == 0 || code == 1) && report.run_id && !o.dry_run && !o.quiet)
-        print_outlook(o.db_path, report.run_id);
+        print_outlook(&o, report.run_id);
     if (code == RUNNER_EXIT_INTERRUPTED && report.run_id)
         fprintf(stderr, "dmlcheck run: stopped by a signal; %" PRIu64 " cases recorded in run %" PRId64
                 " of %s, %s\n", report.cases, report.run_id, o.db_path,
