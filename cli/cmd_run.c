@@ -46,14 +46,24 @@ static level_needs needs_of_level(const report_model *m, DML_FEATURE_LEVEL fl)
     return n;
 }
 
-static void print_level_outlook(const report_model *m, const report_verdict *v)
+static void print_level_outlook(const report_model *m, const report_verdict *v,
+                                const runner_options *o)
 {
     level_needs n = needs_of_level(m, v->fl);
-    printf("outlook %s: %zu of %zu required cells have fewer than %u judged cases", fl_name(v->fl),
-           n.short_cells, v->required_cells, m->min_cases);
+    /* A shard judges about 1/N of each cell's cases: its short cells may be long enough once
+     * merged.  Its rate per case is the whole run's, so `needed` is the whole run's --cases. */
+    if (o->shard_count)
+        printf("outlook %s, shard %" PRIu64 "/%" PRIu64 " alone (its cells hold about 1/%" PRIu64
+               " of the merged run's; `dmlcheck report` on the merged shards judges them)",
+               fl_name(v->fl), o->shard_index, o->shard_count, o->shard_count);
+    else
+        printf("outlook %s", fl_name(v->fl));
+    printf(": %zu of %zu required cells have fewer than %u judged cases", n.short_cells,
+           v->required_cells, m->min_cases);
     if (n.cases_needed)
         printf("; at this run's rate about %" PRIu64 " cases in all judge each of the others "
-               "%u times (--cases %" PRIu64 ")", n.cases_needed, m->min_cases, n.cases_needed);
+               "%u times (--cases %" PRIu64 "%s)", n.cases_needed, m->min_cases, n.cases_needed,
+               o->shard_count ? ", which counts every shard's cases" : "");
     if (n.skipped_cells)
         printf("; %zu ran none of their cases (the backend skipped them: not claimed or "
                "unsupported; no run length helps)", n.skipped_cells);
@@ -99,13 +109,13 @@ static bool load_verdicts(report_model *m, const char *db, int64_t run_id, unsig
 /* After a run: for each level that cannot reach a verdict for lack of cases, what it needs
  * (the report's own judgement of the run, so both say the same); then its NaN-policy
  * fingerprints. */
-static void print_outlook(const char *db, int64_t run_id, unsigned min_cases)
+static void print_outlook(const runner_options *o, int64_t run_id, unsigned min_cases)
 {
     report_model m;
-    if (load_verdicts(&m, db, run_id, min_cases)) {
+    if (load_verdicts(&m, o->db_path, run_id, min_cases)) {
         for (size_t i = 0; i < m.verdict_count; i++)
             if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
-                print_level_outlook(&m, &m.verdicts[i]);
+                print_level_outlook(&m, &m.verdicts[i], o);
         print_nan_prints(&m);
     }
     report_model_free(&m);
@@ -177,6 +187,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
+        "                    [--shard K/N]\n"
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
@@ -199,6 +210,12 @@ static void usage(FILE *f)
         "  --max-cases N         --until-verdict stops here (default 100000)\n"
         "  --seed S              seed (default: from the clock; printed first)\n"
         "  --db FILE             results database (default dmlcheck.sqlite); runs append\n"
+        "  --shard K/N           run shard K of N (K = 0..N-1): the case indices i of the seed\n"
+        "                        with i mod N == K; --cases counts the whole run's cases (each\n"
+        "                        shard runs its share), --time is per shard; case ids and\n"
+        "                        replay lines are the whole run's; `dmlcheck merge` combines\n"
+        "                        the shards' databases into one run (give every shard the\n"
+        "                        same --seed and options)\n"
         "  --strict              judge the nan, denormal and padding_window classes too\n"
         "  --max-elements N      input element budget per case, every size tier included\n"
         "                        (default 3145728; 4096 keeps every case in the small tiers)\n"
@@ -280,6 +297,7 @@ int cmd_run(int argc, char **argv)
         { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
         { "until-verdict", no_argument, NULL, 'U' }, { "min-cases", required_argument, NULL, 'm' },
         { "max-cases", required_argument, NULL, 'M' },
+        { "shard", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;
@@ -308,11 +326,12 @@ int cmd_run(int argc, char **argv)
         case 'U': until_verdict = true; break;
         case 'm': ok = parse_count(optarg, &v) && v > 0 && v <= 1000000; rule.min_cases = (unsigned)v; break;
         case 'M': ok = parse_count(optarg, &rule.max_cases) && rule.max_cases > 0; break;
+        case 'K': ok = runner_parse_shard(&o, optarg, &err); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
         if (!ok) {
-            if (c == 0)
+            if (c == 0 || c == 'K')
                 fprintf(stderr, "dmlcheck run: %s\n", err.msg);
             else
                 fprintf(stderr, "dmlcheck run: bad value '%s' for --%s\n", optarg,
@@ -334,7 +353,18 @@ int cmd_run(int argc, char **argv)
     }
     if (!o.cases && o.time_s <= 0) {
         o.cases = 10000;
-        until_verdict = true;
+        until_verdict = !o.shard_count; /* a shard's cells hold 1/N of the run's: merge judges */
+    }
+    if (until_verdict && o.shard_count) {
+        fprintf(stderr, "dmlcheck run: --until-verdict judges one database; shards run exactly "
+                "--cases: merge them (dmlcheck merge), report, and run more shards if it says so\n");
+        return 2;
+    }
+    if (o.shard_count && o.cases && o.shard_index >= o.cases) {
+        fprintf(stderr, "dmlcheck run: --shard %" PRIu64 "/%" PRIu64 " gets no case of --cases %" PRIu64
+                " (which counts the whole run's cases): use fewer shards or more cases\n",
+                o.shard_index, o.shard_count, o.cases);
+        return 2;
     }
     char rule_text[128];
     if (until_verdict && !o.dry_run) {
@@ -366,7 +396,7 @@ int cmd_run(int argc, char **argv)
     if (code == 2 && err.msg[0])
         fprintf(stderr, "dmlcheck run: %s\n", err.msg);
     if ((code == 0 || code == 1) && report.run_id && !o.dry_run && !o.quiet)
-        print_outlook(o.db_path, report.run_id, rule.min_cases);
+        print_outlook(&o, report.run_id, rule.min_cases);
     if (code == RUNNER_EXIT_INTERRUPTED && report.run_id)
         fprintf(stderr, "dmlcheck run: stopped by a signal; %" PRIu64 " cases recorded in run %" PRId64
                 " of %s, %s\n", report.cases, report.run_id, o.db_path,

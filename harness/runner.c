@@ -64,6 +64,19 @@ void runner_options_default(runner_options *o)
     o->out = stdout;
 }
 
+/* The distance between a shard's consecutive indices (1: the whole run). */
+static uint64_t index_step(const runner_options *o)
+{
+    return o->shard_count ? o->shard_count : 1;
+}
+
+/* How many of the first `cases` indices are this run's (all of them without a shard). */
+static uint64_t shard_cases(const runner_options *o, uint64_t cases)
+{
+    uint64_t step = index_step(o);
+    return cases > o->shard_index ? (cases - o->shard_index + step - 1) / step : 0;
+}
+
 static bool parse_u64_text(const char *text, uint64_t *v)
 {
     char *end;
@@ -103,6 +116,39 @@ static bool add_type(runner_options *o, const char *name)
     if (t == DML_TENSOR_DATA_TYPE_UNKNOWN)
         return false;
     o->gen.input_type_mask |= 1u << t;
+    return true;
+}
+
+/* A decimal number of at most 9 digits (shard numbers), nothing before or after it. */
+static bool parse_shard_number(const char *text, size_t len, uint64_t *v)
+{
+    if (len == 0 || len > 9)
+        return false;
+    *v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return false;
+        *v = *v * 10 + (uint64_t)(text[i] - '0');
+    }
+    return true;
+}
+
+bool runner_parse_shard(runner_options *o, const char *text, dmlc_error *err)
+{
+    const char *slash = strchr(text, '/');
+    uint64_t k, n;
+    if (!slash || !parse_shard_number(text, (size_t)(slash - text), &k)
+        || !parse_shard_number(slash + 1, strlen(slash + 1), &n))
+        return err_set(err, "--shard '%s' is not K/N (shard K of N, numbered from 0: --shard 0/4 "
+                       "... --shard 3/4)", text);
+    if (n == 0 || n > RUNNER_SHARDS_MAX)
+        return err_set(err, "--shard '%s': N must be 1 to %d", text, RUNNER_SHARDS_MAX);
+    if (k >= n)
+        return err_set(err, "--shard '%s': shards are numbered from 0, so K must be below N "
+                       "(the shards of %" PRIu64 " are 0/%" PRIu64 " ... %" PRIu64 "/%" PRIu64 ")",
+                       text, n, n, n - 1, n);
+    o->shard_index = k;
+    o->shard_count = n;
     return true;
 }
 
@@ -342,6 +388,10 @@ char *runner_options_json(const runner_options *o)
         json_decref(j);
         j = NULL;
     }
+    /* A shard names itself as `dmlcheck merge` combines shards: {"count":N,"indices":[K]}. */
+    if (j && o->shard_count)
+        json_object_set_new(j, "shard", json_pack("{s:I, s:[I]}", "count", (json_int_t)o->shard_count,
+                                                  "indices", (json_int_t)o->shard_index));
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return text;
@@ -485,6 +535,12 @@ typedef struct slot {
     slot_case *cases;
 } slot;
 
+/* The index of a batch's i-th case. */
+static uint64_t slot_index(const runner_options *o, const slot *s, uint32_t i)
+{
+    return s->first + i * index_step(o);
+}
+
 typedef struct seen_signature {
     int64_t id;
     bool is_new;
@@ -539,7 +595,7 @@ static void show_progress(runner *r, bool force)
     double rate = elapsed > 0 ? (double)r->rep->cases / elapsed : 0;
     char eta[32] = "-";
     if (r->case_target && rate > 0)
-        snprintf(eta, sizeof eta, "%.0fs", (double)(r->case_target - r->rep->cases) / rate);
+        snprintf(eta, sizeof eta, "%.0fs", (double)(shard_cases(r->o, r->case_target) - r->rep->cases) / rate);
     else if (r->o->time_s > 0)
         snprintf(eta, sizeof eta, "%.0fs", r->o->time_s > elapsed ? r->o->time_s - elapsed : 0);
     fprintf(r->o->out, "\r\033[K%" PRIu64 " cases  %.0f/s  %" PRIu64 " failed  %" PRIu64
@@ -587,13 +643,13 @@ static oracle_outcome prepare_case(runner *r, uint64_t index, slot_case *sc, dml
 static bool prepare_slot(runner *r, slot *s, dmlc_error *err)
 {
     for (uint32_t i = 0; i < s->count; i++) {
-        oracle_outcome got = prepare_case(r, s->first + i, &s->cases[i], err);
+        oracle_outcome got = prepare_case(r, slot_index(r->o, s, i), &s->cases[i], err);
         if (got == ORACLE_READY)
             continue;
         r->stopped = got == ORACLE_STOPPED;
         if (got == ORACLE_FAILED) {
             char name[GEN_CASE_ID_SIZE];
-            err_prefix(err, "case %s", case_name(r->o->seed, s->first + i, name));
+            err_prefix(err, "case %s", case_name(r->o->seed, slot_index(r->o, s, i), name));
         }
         worker_abandon(r->w);
         return false;
@@ -760,18 +816,22 @@ static bool want_more(const runner *r, uint64_t next_index)
     return true;
 }
 
+/* The next batch: up to --batch of this run's indices (a shard's: every Nth) from
+ * *next_index on, below --cases. */
 static void plan_slot(const runner *r, slot *s, uint64_t *next_index)
 {
+    uint64_t step = index_step(r->o);
     s->first = *next_index;
     s->count = 0;
     if (!want_more(r, *next_index))
         return;
     uint64_t n = r->o->batch;
-    if (r->case_target && r->case_target - *next_index < n)
-        n = r->case_target - *next_index;
+    if (r->case_target && (r->case_target - *next_index + step - 1) / step < n)
+        n = (r->case_target - *next_index + step - 1) / step;
     s->count = (uint32_t)n;
-    *next_index += n;
+    *next_index += n * step;
 }
+
 
 /* Sends a request.  A failed write means the worker died, which the answer that is due
  * next reports (as a crash), so it is not an error here. */
@@ -788,7 +848,7 @@ static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slo
     if (!worker_restart(r->w, err))
         return err_prefix(err, "restarting the worker after a crash or hang");
     if (i + 1 < cur->count)
-        request_range(r, cur->first + i + 1, cur->count - i - 1);
+        request_range(r, slot_index(r->o, cur, i + 1), cur->count - i - 1);
     request_range(r, next->first, next->count);
     return true;
 }
@@ -798,7 +858,7 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
 {
     for (uint32_t i = 0; i < cur->count; i++) {
         slot_case *sc = &cur->cases[i];
-        uint64_t index = cur->first + i;
+        uint64_t index = slot_index(r->o, cur, i);
         worker_answer a;
         if (!worker_receive(r->w, &sc->c, &a, err)) {
             r->stopped = worker_interrupted(r->w);
@@ -861,7 +921,7 @@ static bool run_loop(runner *r, dmlc_error *err)
         free(slots[0].cases);
         return err_set(err, "out of memory for batches");
     }
-    uint64_t next_index = 0;
+    uint64_t next_index = r->o->shard_index;
     int cur = 0;
     plan_slot(r, &slots[cur], &next_index);
     request_range(r, slots[cur].first, slots[cur].count);
@@ -1186,7 +1246,7 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         return err_set(err, "--backend: the text is longer than %zu bytes; shorten the path or "
                        "the arguments", sizeof r.backend_text - 2), 2;
     r.wcfg = (worker_config){ .backend = o->backend, .backend_args = o->backend_args,
-                              .device = o->device, .seed = o->seed,
+                              .device = o->device, .seed = o->seed, .index_step = index_step(o),
                               .gen = o->gen, .exec = reference_exec(o),
                               .open_timeout_ms = o->open_timeout_ms,
                               .case_timeout_ms = o->case_timeout_ms, .stop = o->stop };
@@ -1318,8 +1378,8 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
     unsigned used = T_FIXED;
     worker_config cfg = { .seed = o->seed, .gen = o->gen };
     exec_options exec = reference_exec(o);
-    uint64_t n = o->cases ? o->cases : 10000, invalid = 0;
-    for (uint64_t i = 0; i < n && !(o->stop && *o->stop); i++) {
+    uint64_t n = o->cases ? o->cases : 10000, invalid = 0, drawn = 0;
+    for (uint64_t i = o->shard_index; i < n && !(o->stop && *o->stop); i += index_step(o), drawn++) {
         dml_case c;
         gen_info info;
         if (!worker_generate(&cfg, i, &c, &info, err)) {
@@ -1350,8 +1410,8 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         }
         case_free(&c);
     }
-    fprintf(o->out, "dry run: %" PRIu64 " cases of seed %" PRIu64 ", %" PRIu64 " invalid\n", n, o->seed,
-            invalid);
+    fprintf(o->out, "dry run: %" PRIu64 " cases of seed %" PRIu64 ", %" PRIu64 " invalid\n", drawn,
+            o->seed, invalid);
     for (unsigned i = 0; i < used; i++)
         tally_print(o->out, &t[i]);
     err->msg[0] = 0;

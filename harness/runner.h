@@ -33,7 +33,13 @@ typedef struct runner_options {
     gen_options gen;
     nan_policy nan;
     bool strict;
-    uint64_t cases;              /* stop after this many (0: no count limit) */
+    uint64_t cases;              /* stop after this many (0: no count limit); with a shard,
+                                  * the whole run's count: the shard runs its share of
+                                  * indices 0..cases-1 */
+    /* --shard K/N: this run takes the indices i with i mod N == K (shard_count 0: every
+     * index).  Case ids stay gN:SEED:INDEX of the whole run; `dmlcheck merge` combines the
+     * shards' databases into one run. */
+    uint64_t shard_index, shard_count;
     double time_s;               /* stop after this long (0: no time limit) */
     const char *db_path;
     bool dry_run;                /* generate only: print the coverage table, no backend, no db */
@@ -60,6 +66,14 @@ typedef struct runner_options {
 
 /* Defaults for everything but backend, seed and db_path. */
 void runner_options_default(runner_options *o);
+
+/* The most shards a run may be split into (RUNNER_SHARDS_MAX): more would leave most
+ * shards a handful of cases, and the merged run's shard list would outgrow its options. */
+#define RUNNER_SHARDS_MAX 65536
+/* Parses --shard's "K/N" (shards numbered 0..N-1) into o->shard_index/shard_count.  False
+ * with err naming what is wrong: not K/N, N of 0 or above RUNNER_SHARDS_MAX, K >= N (a
+ * 1-based "4/4" gets the 0-based spelling). */
+bool runner_parse_shard(runner_options *o, const char *text, dmlc_error *err);
 
 typedef struct runner_report {
     int64_t run_id;

@@ -1,6 +1,15 @@
 -- harness/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
 -- dmlcheck.sqlite).  Embedded into the binary at build time and applied to a fresh database
--- in one transaction; harness/store.c owns every statement that reads or writes it.
+-- in one transaction; harness/store.c owns every statement that reads or writes it, except
+-- the statements of `dmlcheck merge`, which copy one database into another: those are
+-- harness/merge.c's (its header gives the rules).
+--
+-- Sharded runs (`dmlcheck run --shard K/N`) record {"count":N,"indices":[K]} as
+-- runs.options' "shard"; their cases keep the whole run's case_index.  `dmlcheck merge`
+-- combines the shards of one run (same seed, options but the shard, backend, device,
+-- generator, build) into ONE runs row whose "shard" lists every merged index, with
+-- cases_done and failures summed, the earliest started_at, the latest finished_at and the
+-- longest elapsed_s; reports read it as one run.
 --
 -- Invariants and conventions (reports rely on them):
 --   * PRAGMA user_version is the schema version.  Changes are additive only: a new version

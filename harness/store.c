@@ -12,13 +12,15 @@
  */
 #include "store.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gen.h"
 
@@ -186,15 +188,13 @@ static bool has_tables(store *s, bool *any, dmlc_error *err)
 /* A run must not append to a damaged file (SQLite may go on writing into it, and the
  * report would count what it can still read): quick_check reads every page once, about
  * 2 ms per MB here. */
-static bool intact(store *s, dmlc_error *err)
+static bool intact(store *s, const char *advice, dmlc_error *err)
 {
     char finding[256]; /* SQLite may refuse to read the file at all: its message then */
     if (single_text(s, "PRAGMA quick_check(1)", finding, sizeof finding) == SQLITE_ROW
         && !strcmp(finding, "ok"))
         return true;
-    return err_set(err, "%s is damaged (SQLite's quick_check: %s); nothing was written to it. "
-                   "Use another --db file; `dmlcheck report` may still read what it holds",
-                   s->path, finding);
+    return err_set(err, "%s is damaged (SQLite's quick_check: %s); %s", s->path, finding, advice);
 }
 
 /* In WAL mode, or one that has no file to switch. */
@@ -285,7 +285,8 @@ static bool bring_schema_up(store *s, dmlc_error *err)
                        s->path, version, STORE_SCHEMA_VERSION, DMLCHECK_VERSION);
     if (version == 0 && !foreign_checked(s, &version, err))
         return false;
-    if (version > 0 && !intact(s, err))
+    if (version > 0 && !intact(s, "nothing was written to it. Use another --db file; `dmlcheck "
+                               "report` may still read what it holds", err))
         return false;
     /* WAL: readers never block the run; a killed writer leaves every committed batch. */
     if (!enable_wal(s, err)
@@ -630,6 +631,19 @@ static bool current_generator(const char *case_id)
     return case_id && gen_parse_case_id(case_id, &id) && id.version == GEN_VERSION;
 }
 
+bool store_representative_better(const char *candidate, uint64_t candidate_elements,
+                                 const char *current, uint64_t current_elements)
+{
+    if (!current_generator(current))
+        return current_generator(candidate) || !current;
+    if (!current_generator(candidate) || candidate_elements != current_elements)
+        return current_generator(candidate) && candidate_elements < current_elements;
+    gen_case_id a, b;
+    gen_parse_case_id(candidate, &a);
+    gen_parse_case_id(current, &b);
+    return a.seed == b.seed && a.index < b.index;
+}
+
 bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *is_new,
                      dmlc_error *err)
 {
@@ -638,8 +652,8 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     bind_signature_key(find, r);
     int rc = sqlite3_step(find);
     bool found = rc == SQLITE_ROW;
-    int64_t rep_elements = found ? sqlite3_column_int64(find, 1) : 0;
-    bool stale = found && !current_generator((const char *)sqlite3_column_text(find, 2));
+    bool better = found && store_representative_better(r->case_id, r->elements,
+        (const char *)sqlite3_column_text(find, 2), (uint64_t)sqlite3_column_int64(find, 1));
     if (found)
         *id = sqlite3_column_int64(find, 0);
     sqlite3_reset(find);
@@ -648,7 +662,7 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         ok = sql_fail(s, err, "looking up a signature");
     else if (found)
-        ok = signature_count(s, r, *id, stale || (int64_t)r->elements < rep_elements, err);
+        ok = signature_count(s, r, *id, better, err);
     else
         ok = signature_insert(s, r, id, err);
     *is_new = !found;
@@ -752,6 +766,78 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
     sqlite3_close(s.db);
     free(s.path);
     return ok;
+}
+
+/* ---- Reading another database (merge) ---------------------------------------------- */
+
+/* Opens path read-only after checking it exists (SQLite's "unable to open" names no reason). */
+static bool open_read_only(store *s, const char *path, dmlc_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return err_set(err, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return err_set(err, "%s is not a file", path);
+    if (!(s->path = strdup(path)))
+        return err_set(err, "out of memory opening %s", path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return err_set(err, "cannot open results database %s: %s", path,
+                       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    sqlite3_busy_timeout(s->db, 10000); /* a run may be writing it right now */
+    return true;
+}
+
+/* The checks of store_check_readable on an open connection. */
+static bool readable(store *s, int *version, dmlc_error *err)
+{
+    char text[256];
+    if (single_text(s, "PRAGMA user_version", text, sizeof text) != SQLITE_ROW)
+        return err_set(err, "%s is not a dmlcheck results database (SQLite: %s)", s->path, text);
+    *version = atoi(text);
+    bool any = false;
+    if (*version > STORE_SCHEMA_VERSION)
+        return err_set(err, "%s has results schema version %d, newer than the version %d this "
+                       "dmlcheck %s understands; use a newer dmlcheck", s->path, *version,
+                       STORE_SCHEMA_VERSION, DMLCHECK_VERSION);
+    if (!has_tables(s, &any, err))
+        return false;
+    if (*version < 1)
+        return err_set(err, "%s is not a dmlcheck results database (%s)", s->path,
+                       any ? "it has tables and no schema version" : "it is empty");
+    return intact(s, "it is read no further", err);
+}
+
+bool store_check_readable(const char *path, int *version, dmlc_error *err)
+{
+    store s = { 0 };
+    bool ok = open_read_only(&s, path, err) && readable(&s, version, err);
+    sqlite3_close(s.db);
+    free(s.path);
+    return ok;
+}
+
+bool store_copy_migrated(const char *path, const char *copy_path, dmlc_error *err)
+{
+    store src = { 0 };
+    sqlite3 *copy = NULL;
+    int version = 0;
+    bool ok = open_read_only(&src, path, err) && readable(&src, &version, err);
+    if (ok && sqlite3_open_v2(copy_path, &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
+        != SQLITE_OK)
+        ok = err_set(err, "cannot create %s: %s", copy_path, copy ? sqlite3_errmsg(copy) : "out of memory");
+    if (ok) {
+        sqlite3_backup *b = sqlite3_backup_init(copy, "main", src.db, "main");
+        int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+        sqlite3_backup_finish(b);
+        if (rc != SQLITE_DONE)
+            ok = err_set(err, "copying %s to %s: %s", path, copy_path, sqlite3_errstr(rc));
+    }
+    sqlite3_close(copy);
+    sqlite3_close(src.db);
+    free(src.path);
+    store *migrated = ok ? store_open(copy_path, err) : NULL;
+    store_close(migrated);
+    return migrated != NULL;
 }
 
 void store_remove_files(const char *path)

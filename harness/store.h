@@ -100,9 +100,16 @@ typedef struct store_signature_row {
     const char *replay;
 } store_signature_row;
 
+/* Whether case id `candidate` (with that many input elements) should replace `current` as a
+ * signature's representative: when current names another generator version (it could no
+ * longer be replayed) and candidate does not; else when it has fewer input elements; on a
+ * tie, when both are of one seed and candidate's index is lower (so a run's representative
+ * is its first such case, whether the run ran whole or in shards). */
+bool store_representative_better(const char *candidate, uint64_t candidate_elements,
+                                 const char *current, uint64_t current_elements);
+
 /* Counts one occurrence: inserts the signature or bumps its count; the occurrence becomes
- * the representative when it is smaller (fewer input elements, then first seen) or when the
- * representative's id names another generator version (it could no longer be replayed).
+ * the representative when store_representative_better says so.
  * *id gets the row id and *is_new whether the row was created now. */
 bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool *is_new,
                      dmlc_error *err);
@@ -133,6 +140,15 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
 /* The `sqlite3_stmt`s are prepared once at open; time spent inside SQLite calls so far, for
  * the "SQLite share of the run" figure. */
 double store_seconds(const store *s);
+
+/* Checks, without changing it, that path is a results database this binary can read: it
+ * exists, is ours, is not of a newer schema version, and SQLite's quick_check finds it
+ * intact.  *version gets its schema version.  False with err saying which check failed. */
+bool store_check_readable(const char *path, int *version, dmlc_error *err);
+/* Copies the database at path (which store_check_readable accepts) to copy_path, a new file,
+ * and brings the copy to STORE_SCHEMA_VERSION with store_open's migrations; path is only
+ * read. */
+bool store_copy_migrated(const char *path, const char *copy_path, dmlc_error *err);
 
 /* Deletes a results database with its WAL and shared-memory files (absent ones are fine). */
 void store_remove_files(const char *path);

@@ -143,11 +143,12 @@ static void child_run(child_state *s, const dml_case *c)
 
 static void child_range(child_state *s, uint64_t first, uint32_t count)
 {
+    uint64_t step = s->cfg->index_step ? s->cfg->index_step : 1;
     for (uint32_t i = 0; i < count; i++) {
         dml_case c;
         gen_info info;
         dmlc_error err;
-        if (!worker_generate(s->cfg, first + i, &c, &info, &err))
+        if (!worker_generate(s->cfg, first + i * step, &c, &info, &err))
             child_answer(s, gen_out_of_memory(&c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0, NULL,
                          err.msg);
         else

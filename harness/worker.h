@@ -31,6 +31,9 @@ typedef struct worker_config {
     const char *backend_args;  /* after "NAME:" in --backend; the worker opens (dlopens) it */
     const char *device;
     uint64_t seed;
+    /* The distance between the indices of one range (a run's shard: --shard K/N gives N);
+     * 0 and 1 mean consecutive indices. */
+    uint64_t index_step;
     gen_options gen;
     exec_options exec;
     unsigned open_timeout_ms;  /* opening the backend (kernel builds) */
@@ -52,7 +55,8 @@ void worker_stop(worker *w);
  * opened again. */
 bool worker_restart(worker *w, dmlc_error *err);
 
-/* Asks for generated cases first .. first+count-1 (one answer each, in order). */
+/* Asks for generated cases first, first+step, ..., count of them (step: cfg.index_step, 1
+ * when 0), one answer each, in order. */
 bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
 /* Asks for one explicit case (shrinking); one answer. */
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);

@@ -601,6 +601,8 @@ static void html_provenance(const report_model *m, FILE *out)
         snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
         html_field(out, "seed", buf);
         html_field(out, "options", r->options);
+        if (r->shard[0])
+            html_field(out, "shard", r->shard);
         html_field(out, "command line", omitted(m, r->command_line));
         html_field(out, "NaN policy", r->nan_policy);
         html_field(out, "strict", r->strict ? "yes (every class judged)" : "no");

@@ -60,7 +60,17 @@ static const char *const load_sql[Q_COUNT] = {
     [Q_RUNS] =
         "SELECT r.id, r.dmlcheck_version, r.git_revision, r.host, r.options, r.command_line,"
         " r.backend, r.status, r.nan_policy, r.seed, r.started_at, r.finished_at, r.elapsed_s,"
-        " r.cases_done, r.strict, d.platform, d.device, d.driver, d.c_version, d.fp_config"
+        " r.cases_done, r.strict, d.platform, d.device, d.driver, d.c_version, d.fp_config,"
+        /* The shard (run --shard K/N): "1/4", or a merged set "0, 1, 3 of 4 (merged; 1
+         * missing)"; '' for a whole run. */
+        " CASE WHEN NOT json_valid(r.options) OR json_type(r.options, '$.shard') IS NOT 'object'"
+        "  THEN '' WHEN json_array_length(r.options, '$.shard.indices') = 1"
+        "  THEN json_extract(r.options, '$.shard.indices[0]') || '/' || json_extract(r.options, '$.shard.count')"
+        "  ELSE (SELECT group_concat(value, ', ') FROM json_each(r.options, '$.shard.indices'))"
+        "  || ' of ' || json_extract(r.options, '$.shard.count') || ' (merged'"
+        "  || CASE WHEN json_array_length(r.options, '$.shard.indices') < json_extract(r.options, '$.shard.count')"
+        "  THEN '; ' || (json_extract(r.options, '$.shard.count')"
+        "  - json_array_length(r.options, '$.shard.indices')) || ' missing' ELSE '' END || ')' END"
         " FROM runs r LEFT JOIN devices d ON d.id = r.device_id"
         " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id",
     /* Why cells' cases were skipped, the most common reason first. */
@@ -513,10 +523,12 @@ static bool load_runs(report_db *d, report_model *m, int64_t lo, int64_t hi, dml
         char **device[] = { &r->platform, &r->device, &r->driver, &r->c_version, &r->fp_config };
         for (int i = 0; i < 5; i++)
             *device[i] = report_strdup(col_text(s, 15 + i));
+        r->shard = report_strdup(col_text(s, 20));
         m->total_seconds += r->seconds;
         if (!r->version || !r->git_revision || !r->host || !r->options || !r->command_line
             || !r->backend || !r->status || !r->nan_policy || !r->started || !r->finished
-            || !r->platform || !r->device || !r->driver || !r->c_version || !r->fp_config)
+            || !r->platform || !r->device || !r->driver || !r->c_version || !r->fp_config
+            || !r->shard)
             return err_set(err, "out of memory");
     }
     return !failed;

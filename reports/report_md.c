@@ -458,6 +458,8 @@ static void md_provenance(const report_model *m, FILE *out)
         snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
         md_field(out, "seed", buf);
         md_field(out, "options", r->options);
+        if (r->shard[0])
+            md_field(out, "shard", r->shard);
         md_field(out, "command line", omitted(m, r->command_line));
         md_field(out, "NaN policy", r->nan_policy);
         md_field(out, "strict", r->strict ? "yes (every class judged)" : "no");

@@ -171,6 +171,7 @@ typedef struct report_run {
     uint64_t cases;
     bool strict;
     char *platform, *device, *driver, *c_version, *fp_config;
+    char *shard;             /* "K/N", a merged shard set, or "" (report_load.c Q_RUNS) */
 } report_run;
 
 /* Judged failures of one cell attributed to one signature (filled by the loader), so that

@@ -1,0 +1,66 @@
+/*
+ * cmd_merge.c: `dmlcheck merge A.sqlite B.sqlite ... -o OUT.sqlite`: the work is
+ * merge_databases()'s (harness/merge.h); this parses the options and prints what came out.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "merge.h"
+
+int cmd_merge(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: dmlcheck merge DB.sqlite... -o OUT.sqlite [--force]\n\n"
+        "Combines results databases into a new one: the shards of one run (`dmlcheck run\n"
+        "--shard K/N` with the same seed and options) become one run, which `dmlcheck report`\n"
+        "reports as it would report the unsharded run; every other run stays a run of its own.\n"
+        "Devices and signatures are deduplicated (signature counts summed), ids renumbered;\n"
+        "case ids gN:SEED:INDEX and replay commands are unchanged.  An input of an older\n"
+        "schema version is read through a migrated copy; no input is changed.\n\n"
+        "  -o, --output FILE   the merged database; must not exist (or be empty)\n"
+        "  --force             replace FILE if it exists\n\n"
+        "OUT is written to a temporary file beside it and renamed when complete: after an error\n"
+        "it is as it was.  Exit status: 0 merged, 2 usage error or an input that cannot be\n"
+        "merged (missing, damaged, not a dmlcheck database, of a newer schema version, or a\n"
+        "shard given twice).\n");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "output", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },         { 0, 0, 0, 0 },
+    };
+    const char *out = NULL;
+    bool force = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': force = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!out || optind >= argc) {
+        fprintf(stderr, "dmlcheck merge: %s\n", !out ? "-o OUT.sqlite is required"
+                                                      : "no input databases given");
+        return 2;
+    }
+    merge_summary sum;
+    dmlc_error err;
+    if (!merge_databases((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
+                         stderr, &sum, &err)) {
+        fprintf(stderr, "dmlcheck merge: %s\n", err.msg);
+        return 2;
+    }
+    printf("merged %d database%s: %zu run%s in, %zu out; %" PRIu64 " cases, %zu signatures, "
+           "%zu device%s into %s\n", argc - optind, argc - optind == 1 ? "" : "s", sum.runs_read,
+           sum.runs_read == 1 ? "" : "s", sum.runs_written, sum.cases, sum.signatures, sum.devices,
+           sum.devices == 1 ? "" : "s", out);
+    return 0;
+}
