@@ -18,7 +18,7 @@
  * (rank-8 inputs unsupported) a gap in what the plug-in claims, and bug=nan_sticky (a running
  * `if (v > best)` seeded with the scan's first element: a NaN there is never replaced, later
  * NaNs never win) a NaN behaviour, first-sticky in the report's NaN-policy fingerprint, so a
- * first run shows what a failing report looks like:
+ * first run shows what a failing report looks like (several bug= arguments plant several):
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
  */
 #include <math.h>
@@ -51,9 +51,14 @@ static const char *const bug_names[] = {
 #define CHUNK_ELEMENTS 4096
 
 typedef struct context {
-    bug bug;
+    unsigned bugs;            /* bit (1u << BUG_x) per planted bug: several may be given */
     unsigned long executions; /* bug=flaky: which execution this is */
 } context;
+
+static bool planted(const context *ctx, bug b)
+{
+    return (ctx->bugs >> b) & 1u;
+}
 
 /* bug=flaky: one execution in this many answers wrong, as a race would. */
 #define FLAKY_PERIOD 499
@@ -123,7 +128,7 @@ static float load_f32(const void *buf, uint64_t elem)
 static void store_index(const context *ctx, const tensor *t, void *buf, uint64_t elem, uint64_t value)
 {
     char *p = buf;
-    if (ctx->bug == BUG_INDEX16)
+    if (planted(ctx, BUG_INDEX16))
         value = (uint16_t)value;
     if (t->type == DML_TENSOR_DATA_TYPE_UINT64 || t->type == DML_TENSOR_DATA_TYPE_INT64)
         memcpy(p + elem * 8, &value, 8);
@@ -170,7 +175,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
     bool minimize = o->type == DML_OPERATOR_ARGMIN;
     uint64_t strides[MAX_RANK];
     memcpy(strides, o->in.strides, sizeof strides);
-    if (ctx->bug == BUG_RANK8 && unmergeable_dims(o) > 7)
+    if (planted(ctx, BUG_RANK8) && unmergeable_dims(o) > 7)
         strides[0] = 0; /* the planted overflow: the eighth dimension's stride had no slot */
     for (uint64_t out = 0; out < o->out.elements; out++) {
         uint32_t oc[MAX_RANK], rc[MAX_RANK];
@@ -182,12 +187,12 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
         uint64_t group = 1;
         for (unsigned i = 0; i < o->in.rank; i++)
             group *= o->reduced[i] ? o->in.sizes[i] : 1;
-        if (ctx->bug == BUG_LAST_CHUNK && group > CHUNK_ELEMENTS)
+        if (planted(ctx, BUG_LAST_CHUNK) && group > CHUNK_ELEMENTS)
             group -= group % CHUNK_ELEMENTS; /* the partial last chunk is never looked at */
         uint64_t best = 0;
         float best_v = 0;
         /* bug=nan_sticky walks the reduction in the direction's order (DECREASING from its end). */
-        bool sticky = ctx->bug == BUG_NAN_STICKY, backwards = sticky && o->decreasing;
+        bool sticky = planted(ctx, BUG_NAN_STICKY), backwards = sticky && o->decreasing;
         for (uint64_t step = 0; step < group; step++) {
             uint64_t r = backwards ? group - 1 - step : step;
             /* Position r of the reduction, row-major over the reduced axes (D2). */
@@ -202,7 +207,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
             }
             float v = load_f32(b->input, off);
             int c = minimize ? compare(-v, -best_v) : compare(v, best_v);
-            bool later_wins = o->decreasing || ctx->bug == BUG_TIES;
+            bool later_wins = o->decreasing || planted(ctx, BUG_TIES);
             bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && later_wins);
             if (step == 0 || replaces) {
                 best = r;
@@ -238,7 +243,7 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
                 inside &= pos >= 0 && pos < (int64_t)o->in.sizes[2 + s];
                 ic[2 + s] = inside ? (uint32_t)pos : 0;
             }
-            if (!inside && ctx->bug != BUG_PADDING)
+            if (!inside && !planted(ctx, BUG_PADDING))
                 continue; /* D7: padding never wins */
             uint64_t flat = 0, off = 0;
             for (unsigned i = 0; i < o->in.rank; i++) {
@@ -246,7 +251,7 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
                 off += ic[i] * o->in.strides[i];
             }
             float v = inside ? load_f32(b->input, off) : 0.0f; /* the padding bug: zeros */
-            bool replaces = ctx->bug == BUG_NAN_STICKY ? sticky_beats(v, best_v, false) : compare(v, best_v) > 0;
+            bool replaces = planted(ctx, BUG_NAN_STICKY) ? sticky_beats(v, best_v, false) : compare(v, best_v) > 0;
             if (!found || replaces) {
                 found = true;
                 best_v = v;
@@ -277,7 +282,7 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
             free(ctx);
             return DMLCHECK_ERROR;
         }
-        ctx->bug = (bug)k;
+        ctx->bugs |= 1u << k;
     }
     *context_out = ctx;
     return DMLCHECK_OK;
@@ -301,8 +306,16 @@ static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilit
 static void example_info(void *context_in, dmlcheck_info *info)
 {
     const context *ctx = context_in;
-    snprintf(info->platform, sizeof info->platform, "dmlcheck example plug-in%s%s%s",
-             ctx->bug ? " (bug=" : "", bug_names[ctx->bug], ctx->bug ? ")" : "");
+    size_t size = sizeof info->platform;
+    size_t n = (size_t)snprintf(info->platform, size, "dmlcheck example plug-in");
+    const char *separator = " (bug=";
+    for (size_t k = 1; k < sizeof bug_names / sizeof bug_names[0]; k++)
+        if (planted(ctx, (bug)k) && n < size) {
+            n += (size_t)snprintf(info->platform + n, size - n, "%s%s", separator, bug_names[k]);
+            separator = "+";
+        }
+    if (ctx->bugs && n < size)
+        snprintf(info->platform + n, size - n, ")");
     snprintf(info->device, sizeof info->device, "host CPU");
     snprintf(info->driver, sizeof info->driver, "1.0");
 }
@@ -356,9 +369,9 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only ARGMIN, ARGMAX and MAX_POOLING1/2");
     if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32)
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs");
-    if (s == DMLCHECK_OK && ctx->bug == BUG_REFUSE && o->spatial == 3) /* the planted gaps */
+    if (s == DMLCHECK_OK && planted(ctx, BUG_REFUSE) && o->spatial == 3) /* the planted gaps */
         s = fail(message, size, DMLCHECK_INVALID, "5-D pooling is not valid here");
-    if (s == DMLCHECK_OK && ctx->bug == BUG_UNSUPPORTED && o->in.rank == 8)
+    if (s == DMLCHECK_OK && planted(ctx, BUG_UNSUPPORTED) && o->in.rank == 8)
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "rank 8 is not supported");
     if (s == DMLCHECK_INVALID && !message[0])
         snprintf(message, size, "a tensor is not a buffer tensor of rank 1 to 8, or the pooling "
@@ -376,12 +389,12 @@ static dmlcheck_status example_execute(void *context_in, void *op_in, const dmlc
 {
     context *ctx = context_in;
     /* The flaky bug answers as if ties went the other way, now and then. */
-    context answered = { ctx->bug == BUG_FLAKY && ++ctx->executions % FLAKY_PERIOD == 0 ? BUG_TIES
-                                                                                       : ctx->bug, 0 };
+    bool flaked = planted(ctx, BUG_FLAKY) && ++ctx->executions % FLAKY_PERIOD == 0;
+    context answered = { ctx->bugs | (flaked ? 1u << BUG_TIES : 0), 0 };
     const op *o = op_in;
     (void)message;
     (void)size;
-    if (ctx->bug == BUG_CRASH && o->in.elements >= 2000)
+    if (planted(ctx, BUG_CRASH) && o->in.elements >= 2000)
         abort(); /* the planted crash: large inputs only, so the run goes on around it */
     if (o->type == DML_OPERATOR_ARGMIN || o->type == DML_OPERATOR_ARGMAX)
         run_arg_reduce(&answered, o, b);
