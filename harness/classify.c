@@ -15,6 +15,7 @@
 
 #include "op_module.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -40,6 +41,18 @@ mismatch_kind mismatch_kind_from_name(const char *name)
         if (!strcmp(kind_names[k], name))
             return (mismatch_kind)k;
     return KIND_COUNT;
+}
+
+_Static_assert(KIND_COUNT <= 32, "judgement.also_kinds holds one bit per kind");
+
+const char *mismatch_kinds_text(uint32_t kinds, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (unsigned k = 0; k < KIND_COUNT && k < 32 && used < size; k++)
+        if ((kinds >> k) & 1u)
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", kind_names[k]);
+    return buf[0] ? buf : NULL;
 }
 
 const char *verdict_name(verdict v)
@@ -434,20 +447,37 @@ static bool index_out_of_window(const dml_case *c, const element_case *e)
     return e->deciders.all_padding ? e->got.has_element : !e->w.got_element_inside;
 }
 
+/* The window reaches into padding, the answer is a zero and a zero would beat the expected
+ * value (SEMANTICS D7). */
+static bool padding_zero_returned(const dml_case *c, const element_case *e)
+{
+    case_order o = order_of(c);
+    if (!values_output(c) || !e->deciders.has_padding || e->got_out != 0)
+        return false;
+    return !e->w.real || dtype_bits_is_nan(o.type, e->exp_out)
+        || oriented_key(&o, e->exp_out) <= oriented_key(&o, 0);
+}
+
 /* SPEC D7: the window reaches into padding, a zero would beat the expected value, and the
  * answer is that zero: a value 0 that no real element holds, or a 0 that its index does not
  * stand for (it names no element of the window, or one that holds other bits: a padding
  * position clamped into the input). */
 static bool padding_selected(const dml_case *c, const element_case *e)
 {
-    case_order o = order_of(c);
-    if (!values_output(c) || !e->deciders.has_padding || e->got_out != 0)
+    if (!padding_zero_returned(c, e))
         return false;
-    bool zero_would_win = !e->w.real || dtype_bits_is_nan(o.type, e->exp_out)
-        || oriented_key(&o, e->exp_out) <= oriented_key(&o, 0);
     bool value_from_padding = e->output_differs && !e->w.zero_held;
     bool index_from_padding = c->indices.present && !index_stands_for_value(c, e);
-    return zero_would_win && (value_from_padding || index_from_padding);
+    return value_from_padding || index_from_padding;
+}
+
+/* Weaker than padding_selected, for judgement.also_kinds: the answer could be the padding's
+ * zero.  Without indices a returned +0 cannot say whether it came from the padding or from a
+ * real +0 of the window (signed_zero_tie names such an element): both explain it. */
+static bool padding_zero_possible(const dml_case *c, const element_case *e)
+{
+    return padding_zero_returned(c, e) && e->output_differs
+        && (!c->indices.present || !index_stands_for_value(c, e));
 }
 
 /* The returned element is the one the reversed order picks (ARGMIN for ARGMAX): evidence
@@ -553,6 +583,8 @@ static bool index_disagrees_with_value(const dml_case *c, const element_case *e)
 typedef struct explanation {
     mismatch_kind kind;
     bool (*detect)(const dml_case *c, const element_case *e);
+    /* What else the element is consistent with (judgement.also_kinds); NULL: detect. */
+    bool (*consistent)(const dml_case *c, const element_case *e);
     unsigned judged_in;
     bool excuse;
     const char *why;
@@ -561,31 +593,31 @@ typedef struct explanation {
 #define ALL_CLASSES (CASE_CLASS_NAN | CASE_CLASS_DENORMAL | CASE_CLASS_PADDING_WINDOW)
 
 static const explanation explanations[] = {
-    { KIND_output_not_written, output_not_written, ALL_CLASSES, false,
+    { KIND_output_not_written, output_not_written, NULL, ALL_CLASSES, false,
       "the returned element still holds the canary the output was filled with: it was never written" },
-    { KIND_padding_selected, padding_selected, CASE_CLASS_NAN, false,
+    { KIND_padding_selected, padding_selected, padding_zero_possible, CASE_CLASS_NAN, false,
       "the returned value is a zero from the padding (no real element of the window holds it, or "
       "its index names none), and a zero beats the expected value: zero padding won (SEMANTICS D7)" },
-    { KIND_extreme_not_selectable, extreme_not_selectable, 0, false,
+    { KIND_extreme_not_selectable, extreme_not_selectable, NULL, 0, false,
       "the answer is the type's extreme (SEMANTICS D5), and the returned value is a seed no element "
       "holds or the index was never set: a running extreme seeded with -FLT_MAX or the type's limit" },
-    { KIND_index_out_of_window, index_out_of_window, ALL_CLASSES, false,
+    { KIND_index_out_of_window, index_out_of_window, NULL, ALL_CLASSES, false,
       "the returned index names no element of the reduction or window (a window wholly in "
       "padding has none: SEMANTICS D7)" },
-    { KIND_narrowed_integer, narrowed_integer, 0, false,
+    { KIND_narrowed_integer, narrowed_integer, NULL, 0, false,
       "the returned element wins when the values are compared truncated to 32 bits or with the "
       "sign read the other way" },
-    { KIND_nan_breaks_order, nan_breaks_order, CASE_CLASS_NAN, false,
+    { KIND_nan_breaks_order, nan_breaks_order, NULL, CASE_CLASS_NAN, false,
       "a number of the window beats the returned number: no NaN policy allows that (SEMANTICS D4)" },
-    { KIND_value_not_in_window, value_not_in_window, CASE_CLASS_NAN, false,
+    { KIND_value_not_in_window, value_not_in_window, NULL, CASE_CLASS_NAN, false,
       "no element of the window holds the returned value" },
-    { KIND_nan_handling, nan_decided, 0, true,
+    { KIND_nan_handling, nan_decided, NULL, 0, true,
       "a NaN decided this answer (SEMANTICS D4)" },
-    { KIND_signed_zero_tie, signed_zero_tie, 0, false,
+    { KIND_signed_zero_tie, signed_zero_tie, NULL, 0, false,
       "+0 and -0 tie; the other zero was returned (SEMANTICS D3)" },
-    { KIND_tie_other_way, tie_other_way, 0, false,
+    { KIND_tie_other_way, tie_other_way, NULL, 0, false,
       "the two input values are equal: a tie-rule difference (SEMANTICS D3)" },
-    { KIND_wrong_index, index_disagrees_with_value, CASE_CLASS_NAN, false,
+    { KIND_wrong_index, index_disagrees_with_value, NULL, CASE_CLASS_NAN, false,
       "the returned index names a window element that does not hold the returned value" },
 };
 
@@ -597,16 +629,21 @@ static bool explain_element(const dml_case *c, const element_case *e, const judg
 {
     bool excusable = !rules->strict && e->classes, judged = !excusable;
     const explanation *named = NULL, *first_not_excuse = NULL;
+    uint32_t held = 0;
     for (size_t i = 0; i < sizeof explanations / sizeof explanations[0]; i++) {
         const explanation *x = &explanations[i];
-        if (!x->detect(c, e))
+        if (!x->detect(c, e)) {
+            held |= x->consistent && x->consistent(c, e) ? 1u << x->kind : 0;
             continue;
+        }
         judged |= !(e->classes & ~x->judged_in);
         named = named ? named : x;
         first_not_excuse = first_not_excuse || x->excuse ? first_not_excuse : x;
+        held |= x->excuse ? 0 : 1u << x->kind;
     }
     /* Strict mode judges the excuse itself: it still names the element then. */
     const explanation *x = excusable && judged && named && named->excuse ? first_not_excuse : named;
+    j->also_kinds = x ? held & ~(1u << x->kind) : 0;
     j->why = x ? x->why : NULL;
     j->kind = x ? x->kind /* no root cause shows: the generic kinds */
         : values_output(c) && e->output_differs && !e->w.got_value_held ? KIND_value_bits_differ

@@ -70,6 +70,10 @@ typedef struct judgement {
     unsigned classes;       /* CASE_CLASS_* of the differing elements examined (nan: a NaN
                              * decided one of their answers) */
     uint64_t count;         /* differing logical elements */
+    /* The other root-cause kinds whose evidence also holds at that element (bit 1u << kind):
+     * a family of one kind whose every case another family's kind explains too is that
+     * family (families.h), e.g. a +0 from the padding that a real +0 could also have been. */
+    uint32_t also_kinds;
     bool has_first;         /* `first` names the element the kind was read from */
     mismatch first;
     /* For index mismatches: the inputs at the expected and at the returned index. */
@@ -86,6 +90,9 @@ typedef struct judge_rules {
  * `expected`; `flushed` is the flushed-input answer (NULL when the case has no fp32 input). */
 void judge_outputs(const dml_case *c, const case_outputs *expected, const case_outputs *flushed,
                    const case_outputs *got, const judge_rules *rules, judgement *j);
+/* kinds (a judgement's also_kinds) as "name,name" into buf; NULL when there are none. */
+const char *mismatch_kinds_text(uint32_t kinds, char *buf, size_t size);
+
 /* A judgement for an execution that did not complete: the kind for a backend status or a
  * crash/hang; always "fail" (no class excuses a crash), except RUN_UNSUPPORTED -> skip. */
 void judge_status(run_status status, mismatch_kind crash_or_hang, judgement *j);

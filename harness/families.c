@@ -39,14 +39,18 @@ static const struct {
     { "input elements", "c.elements", true },
 };
 
-/* Each takes the reader's module expression (reader.module_of) for its %s. */
+/* Each takes the reader's module expression (reader.module_of) for its %s.  ?3 is the
+ * family's module ("*": every operator), ?4 its kinds (",a,b,"), ?5 its verdict. */
 #define FROM_JUDGED                                                                          \
     " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
-    " AND %s = ?3 AND r.verdict IN ('pass', 'fail', 'unspecified')"
+    " AND (?3 = '*' OR %s = ?3) AND r.verdict IN ('pass', 'fail', 'unspecified')"
+#define IN_KINDS(column) "instr(?4, ',' || " column " || ',') > 0"
 #define FROM_FAMILY                                                                          \
     " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
-    " AND %s = ?3 AND r.kind = ?4 AND r.verdict = ?5"
-#define IS_HIT "(r.kind = ?4 AND r.verdict = ?5)"
+    " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND r.verdict = ?5"
+#define IS_HIT "(" IN_KINDS("r.kind") " AND r.verdict = ?5)"
+/* Kinds the harness sees in the worker process, whichever operator ran: one family each. */
+#define PROCESS_KINDS "('crash', 'hang')"
 
 typedef struct reader {
     sqlite3 *db;
@@ -56,6 +60,7 @@ typedef struct reader {
     char module_of_signature[512]; /* the same of s.op */
     bool has_nondeterministic;     /* signatures.nondeterministic exists (schema 3) */
     bool has_shrunk_mismatch;      /* signatures.shrunk_mismatch exists (schema 4) */
+    bool has_also_kinds;           /* results.also_kinds exists (schema 4) */
 } reader;
 
 /* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END" (of `column`), and the operators of a
@@ -78,7 +83,7 @@ static void module_operators(const char *module, char *buf, size_t size)
         if (!strcmp(op_table[op].module_name, module))
             used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "/" : "", op_table[op].name);
     if (!buf[0])
-        snprintf(buf, size, "%s", module);
+        snprintf(buf, size, "%s", strcmp(module, "*") ? module : "any operator");
 }
 
 /* sql prepared with the run range and, when f is given, the family's op, kind and verdict. */
@@ -94,7 +99,7 @@ static sqlite3_stmt *prepare(const reader *rd, const char *sql, const family *f)
     sqlite3_bind_int64(s, 2, rd->hi);
     if (f) {
         sqlite3_bind_text(s, 3, f->module, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, f->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, f->kinds, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 5, f->verdict, -1, SQLITE_STATIC);
     }
     return s;
@@ -192,17 +197,18 @@ static const struct {
 #define SPREAD_VALUES 4
 
 /* "LABEL V1 N1, V2 N2, ..." for the family's most common values of one dimension. */
-static bool spread(const reader *rd, family *f, size_t d)
+static bool spread(const reader *rd, family *f, size_t d, const char *label, const char *expr)
 {
+    (void)d;
     char sql[1400];
     snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_FAMILY " GROUP BY 1 ORDER BY 2 DESC, 1",
-             spreads[d].expr, rd->module_of);
+             expr, rd->module_of);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
     size_t used = strlen(f->breakdown), shown = 0, rest = 0;
     used += (size_t)snprintf(f->breakdown + used, sizeof f->breakdown - used, "%s%s",
-                             used ? "; " : "", spreads[d].label);
+                             used ? "; " : "", label);
     bool failed = false;
     while (step(rd, s, &failed) && used < sizeof f->breakdown) {
         if (shown++ < SPREAD_VALUES)
@@ -243,7 +249,8 @@ static bool describe(const reader *rd, family *f)
     }
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT s.shrunk_case, %s FROM signatures s"
-             " WHERE s.shrunk_case IS NOT NULL AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
+             " WHERE s.shrunk_case IS NOT NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind")
+             " AND s.verdict = ?5"
              " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2"
              " ORDER BY length(s.shrunk_case) LIMIT 1",
              rd->has_shrunk_mismatch ? "s.shrunk_mismatch" : "NULL", rd->module_of_signature);
@@ -258,18 +265,68 @@ static bool describe(const reader *rd, family *f)
     }
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures s WHERE s.nondeterministic = 1"
-             " AND %s = ?3 AND s.kind = ?4 AND s.verdict = ?5"
+             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND s.verdict = ?5"
              " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2", rd->module_of_signature);
     s = failed || !rd->has_nondeterministic ? NULL : prepare(rd, sql, f);
     if (s && step(rd, s, &failed))
         f->nondeterministic = sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
     for (size_t d = 0; !failed && d < sizeof spreads / sizeof spreads[0]; d++)
-        failed = !spread(rd, f, d);
+        failed = !spread(rd, f, d, spreads[d].label, spreads[d].expr);
+    if (!failed && strchr(f->kinds + 1, ',') != strrchr(f->kinds, ','))
+        failed = !spread(rd, f, 0, "kind", "r.kind");
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
                        && d < sizeof dimensions / sizeof dimensions[0]; d++)
         failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));
     return !failed;
+}
+
+/* Whether every case of f shows the evidence of `kind` too (results.also_kinds). */
+static bool all_explained_by(const reader *rd, family *f, const char *kind, bool *yes)
+{
+    char sql[1400];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*)" FROM_FAMILY " AND instr(',' || ifnull(r.also_kinds, '')"
+             " || ',', ',' || ?6 || ',') > 0", rd->module_of);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    bool failed = false;
+    if (!s)
+        return false;
+    sqlite3_bind_text(s, 6, kind, -1, SQLITE_STATIC);
+    *yes = step(rd, s, &failed) && (uint64_t)sqlite3_column_int64(s, 0) == f->cases;
+    sqlite3_finalize(s);
+    return !failed;
+}
+
+/* Joins each family whose every case a larger family's kind explains too (same operator
+ * family and verdict) to that family: one bug, one row.  The list is in order, largest
+ * first, so a family joins the first that explains it. */
+static bool join_explained(const reader *rd, family_list *l)
+{
+    if (!rd->has_also_kinds)
+        return true;
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        family *f = &l->items[i];
+        family *host = NULL;
+        for (size_t j = 0; j < kept && !host; j++) {
+            family *g = &l->items[j];
+            bool yes = false;
+            if (strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict))
+                continue;
+            if (!all_explained_by(rd, f, g->kind, &yes))
+                return false;
+            host = yes ? g : NULL;
+        }
+        if (host && strlen(host->kinds) + strlen(f->kind) + 1 < sizeof host->kinds) {
+            strcat(host->kinds, f->kind);
+            strcat(host->kinds, ",");
+            host->cases += f->cases;
+        } else {
+            l->items[kept++] = *f;
+        }
+    }
+    l->count = kept;
+    return true;
 }
 
 static bool grow(family_list *l, size_t *cap)
@@ -285,15 +342,17 @@ static bool grow(family_list *l, size_t *cap)
     return true;
 }
 
-/* Whether the signatures table has column `name` (the run range binds to nothing here, which
- * SQLite allows). */
-static bool has_signature_column(reader *rd, const char *name, bool *has)
+/* Whether `table` has column `name` (the run range binds to nothing here, which SQLite
+ * allows). */
+static bool has_column(reader *rd, const char *table, const char *name, bool *has)
 {
-    sqlite3_stmt *probe = prepare(rd, "SELECT count(*) FROM pragma_table_info('signatures')"
-                                      " WHERE name = ?3", NULL);
+    sqlite3_stmt *probe = prepare(rd, "SELECT count(*) FROM pragma_table_info(?3) WHERE name = ?4",
+                                  NULL);
     bool probe_failed = false;
-    if (probe)
-        sqlite3_bind_text(probe, 3, name, -1, SQLITE_STATIC);
+    if (probe) {
+        sqlite3_bind_text(probe, 3, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(probe, 4, name, -1, SQLITE_STATIC);
+    }
     *has = probe && step(rd, probe, &probe_failed) && sqlite3_column_int(probe, 0);
     sqlite3_finalize(probe);
     return probe && !probe_failed;
@@ -301,16 +360,18 @@ static bool has_signature_column(reader *rd, const char *name, bool *has)
 
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "", false, false };
+    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false };
     char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
     /* Columns of schema versions 3 and 4; report reads older files too. */
-    if (!has_signature_column(&rd, "nondeterministic", &rd.has_nondeterministic)
-        || !has_signature_column(&rd, "shrunk_mismatch", &rd.has_shrunk_mismatch))
+    if (!has_column(&rd, "signatures", "nondeterministic", &rd.has_nondeterministic)
+        || !has_column(&rd, "signatures", "shrunk_mismatch", &rd.has_shrunk_mismatch)
+        || !has_column(&rd, "results", "also_kinds", &rd.has_also_kinds))
         return false;
     *out = (family_list){ 0 };
-    snprintf(sql, sizeof sql, "SELECT %s AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
+    snprintf(sql, sizeof sql, "SELECT CASE WHEN r.kind IN " PROCESS_KINDS " THEN '*' ELSE %s END"
+             " AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
              "results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2 "
              "AND r.verdict IN ('fail', 'unspecified') AND r.kind IS NOT NULL "
              "GROUP BY m, r.kind, r.verdict "
@@ -330,15 +391,24 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         snprintf(f->module, sizeof f->module, "%s", text_at(s, 0));
         module_operators(f->module, f->op, sizeof f->op);
         snprintf(f->kind, sizeof f->kind, "%s", text_at(s, 1));
+        snprintf(f->kinds, sizeof f->kinds, ",%s,", f->kind);
         snprintf(f->verdict, sizeof f->verdict, "%s", text_at(s, 2));
         f->cases = (uint64_t)sqlite3_column_int64(s, 3);
     }
     sqlite3_finalize(s);
+    failed = failed || !join_explained(&rd, out);
     for (size_t i = 0; !failed && i < out->count; i++)
         failed = !describe(&rd, &out->items[i]);
     if (failed)
         families_free(out);
     return !failed;
+}
+
+bool family_has(const family *f, const char *module, const char *kind)
+{
+    char item[64];
+    snprintf(item, sizeof item, ",%s,", kind);
+    return (!strcmp(f->module, "*") || !strcmp(f->module, module)) && strstr(f->kinds, item);
 }
 
 void families_free(family_list *l)

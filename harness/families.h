@@ -20,9 +20,15 @@
 #include "error.h"
 
 typedef struct family {
-    char module[32];      /* the operator family (op_info.module_name): "arg_reduce" */
+    char module[32];      /* the operator family (op_info.module_name): "arg_reduce"; "*" for
+                           * a crash or a hang, which the harness sees in the process, not in
+                           * an operator: one family across operators */
     char op[48];          /* its operators as a person reads them: "ARGMIN/ARGMAX" */
-    char kind[48];        /* results.kind */
+    char kind[48];        /* results.kind (the kind of most of its cases) */
+    /* Every kind of its cases, ",a,b,": a family of one kind whose every case the evidence of
+     * another family's kind explains too (results.also_kinds) is that family: a +0 taken from
+     * the padding, which a real +0 in the window could also have been, is the padding bug. */
+    char kinds[200];
     char verdict[16];     /* "fail" or "unspecified" */
     uint64_t cases;       /* the family's cases in the runs read */
     uint64_t signatures;  /* distinct signatures among them */
@@ -48,6 +54,9 @@ typedef struct family_list {
     family *items; /* judged failures first, then by case count */
     size_t count;
 } family_list;
+
+/* Whether f holds the failures of this operator family and kind (a signature's, say). */
+bool family_has(const family *f, const char *module, const char *kind);
 
 /* The families of runs run_lo..run_hi of db (read-only use). */
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err);

@@ -143,8 +143,8 @@ static const char *const merge_sql[M_COUNT] = {
         " FROM src.cases c JOIN temp.merge_run_map m ON m.src = c.run_id ORDER BY c.id",
     [M_RESULTS_COPY] =
         "INSERT INTO main.results (case_id, verdict, kind, mismatch_count, first_mismatch,"
-        " detail, time_us, nan_policies) SELECT x.case_id + ?1, x.verdict, x.kind,"
-        " x.mismatch_count, x.first_mismatch, x.detail, x.time_us, x.nan_policies"
+        " detail, time_us, nan_policies, also_kinds) SELECT x.case_id + ?1, x.verdict, x.kind,"
+        " x.mismatch_count, x.first_mismatch, x.detail, x.time_us, x.nan_policies, x.also_kinds"
         " FROM src.results x"
         " JOIN src.cases c ON c.id = x.case_id JOIN temp.merge_run_map m ON m.src = c.run_id"
         " ORDER BY x.case_id",

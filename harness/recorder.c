@@ -145,7 +145,7 @@ static bool copy_row(item *it, const store_case_row *row)
                               &r->indices_type, &r->input_sizes, &r->input_strides,
                               &r->output_sizes, &r->params, &r->axis_kind, &r->layout,
                               &r->distribution, &r->classes, &r->verdict, &r->kind,
-                              &r->first_mismatch, &r->detail };
+                              &r->first_mismatch, &r->detail, &r->also_kinds };
     size_t n = sizeof fields / sizeof fields[0], lengths[sizeof fields / sizeof fields[0]], total = 0;
     for (size_t i = 0; i < n; i++) {
         lengths[i] = *fields[i] ? strlen(*fields[i]) + 1 : 0;

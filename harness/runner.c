@@ -758,7 +758,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ch
 {
     const dml_case *c = &sc->c;
     const judgement *j = &res->j;
-    char classes[64];
+    char classes[64], also[512];
     json_text in_sizes_text, in_strides_text, out_sizes_text, params_buf;
     const char *in_sizes = uint_array_text(&in_sizes_text, c->input.sizes, c->input.rank);
     const char *in_strides = c->input.has_strides
@@ -778,6 +778,7 @@ static bool record_case(runner *r, const slot_case *sc, uint64_t index, const ch
         .verdict = verdict_name(j->verdict), .kind = mismatch_kind_name(j->kind),
         .mismatch_count = j->count, .first_mismatch = first, .detail = detail, .time_us = time_us,
         .has_nan_policies = res->nan.nan_rows > 0, .nan_policies = res->nan.policies,
+        .also_kinds = mismatch_kinds_text(j->also_kinds, also, sizeof also),
     };
     bool ok = in_sizes && out_sizes && params && (in_strides || !c->input.has_strides)
         ? recorder_case(r->rec, &row, err) : err_set(err, "a case row's JSON does not fit its buffer");

@@ -137,14 +137,19 @@ CREATE TABLE results (
                                      --  mismatches}
     detail         TEXT,             -- backend message, skip reason, signal name
     time_us        REAL,             -- backend time for this case (µs)
-    -- Added by schema version 4 (store.c's migration appends it, so it comes last):
-    nan_policies   INTEGER           -- NaN-policy fingerprint of the answer (SEMANTICS.md
+    -- Added by schema version 4 (store.c's migration appends them, so they come last):
+    nan_policies   INTEGER,          -- NaN-policy fingerprint of the answer (SEMANTICS.md
                                      -- "NaN-policy fingerprint"): bit p set when policy p
                                      -- explains every row or window of the case holding a
                                      -- NaN; bits in reference/nan_policies.h order: 1 ignore,
                                      -- 2 propagate-first, 4 propagate-last, 8 first-sticky,
                                      -- 16 nan-restarts; 0: none does; NULL: no such row
                                      -- (no NaN, or no answer)
+    also_kinds     TEXT              -- other root-cause kinds whose evidence
+                                     -- holds at the reported element too, "a,b" (classify.h
+                                     -- judgement.also_kinds); NULL: none.  families.c joins
+                                     -- a family whose every case another family's kind
+                                     -- explains too to that family
 );
 CREATE INDEX results_not_passed ON results(verdict, kind) WHERE verdict <> 'pass';
 

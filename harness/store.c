@@ -53,7 +53,7 @@ extern const char store_schema_sql[];
       " axis_kind, layout, distribution, classes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") \
     X(RESULT_INSERT,                                                                          \
       "INSERT INTO results (case_id, verdict, kind, mismatch_count, first_mismatch, detail,"  \
-      " time_us, nan_policies) VALUES (?,?,?,?,?,?,?,?)")                                     \
+      " time_us, nan_policies, also_kinds) VALUES (?,?,?,?,?,?,?,?,?)")                                     \
     X(SIGNATURE_FIND,                                                                         \
       "SELECT id, rep_elements, representative FROM signatures WHERE backend = ? AND ifnull(device_id, 0) = ?" \
       " AND op = ? AND feature_level = ? AND input_type = ? AND output_type = ?"              \
@@ -125,6 +125,7 @@ static const migration migrations[] = {
      * result's NaN-policy fingerprint (older results have none: NULL). */
     { 3, "ALTER TABLE signatures ADD COLUMN shrunk_mismatch TEXT;"
          "ALTER TABLE results ADD COLUMN nan_policies INTEGER;"
+         "ALTER TABLE results ADD COLUMN also_kinds TEXT;"
          "PRAGMA user_version = 4;" },
     { 0, NULL }, /* sentinel */
 };
@@ -552,6 +553,7 @@ bool store_case(store *s, const store_case_row *r, dmlc_error *err)
             sqlite3_bind_int(st, 8, (int)r->nan_policies);
         else
             sqlite3_bind_null(st, 8);
+        bind_text(st, 9, r->also_kinds);
         ok = step_done(s, STMT_RESULT_INSERT, "recording a result", err);
     }
     s->seconds += now_seconds() - t0;

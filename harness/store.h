@@ -82,6 +82,7 @@ typedef struct store_case_row {
     double time_us;
     bool has_nan_policies;      /* the case has a NaN-policy fingerprint */
     unsigned nan_policies;      /* its mask (reference/nan_policies.h) */
+    const char *also_kinds;     /* other kinds its evidence shows ("a,b"), or NULL */
 } store_case_row;
 
 bool store_case(store *s, const store_case_row *row, dmlc_error *err);

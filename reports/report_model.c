@@ -745,8 +745,8 @@ const report_signature *report_family_signature(const report_model *m, const fam
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
         bool fails = !strcmp(f->verdict, "fail");
-        if (s->op >= OP_COUNT || strcmp(op_table[s->op].module_name, f->module)
-            || strcmp(s->kind, f->kind) || s->unspecified == fails)
+        if (s->op >= OP_COUNT || !family_has(f, op_table[s->op].module_name, s->kind)
+            || s->unspecified == fails)
             continue;
         if (!best || (s->rep_elements && (!best->rep_elements || s->rep_elements < best->rep_elements)))
             best = s;
@@ -762,8 +762,8 @@ const char *report_family_status(const report_model *m, const family *f)
         return "FAIL, nondeterministic";
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
-        if (s->op < OP_COUNT && !strcmp(op_table[s->op].module_name, f->module)
-            && !strcmp(s->kind, f->kind) && !s->unspecified && !s->expected_reason)
+        if (s->op < OP_COUNT && family_has(f, op_table[s->op].module_name, s->kind)
+            && !s->unspecified && !s->expected_reason)
             return "FAIL";
     }
     return "expected";
