@@ -1,0 +1,119 @@
+/*
+ * kernels.c: the portable kernel table (plain C, the specification of every faster table)
+ * and the choice of table for an execution.  Each kernel is written once as an always-inline
+ * body whose orientation and tie direction become constants in its four instances.
+ */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+
+/* Elements tested as a whole before any is looked at: a fixed-length loop the compiler turns
+ * into vector compares on any target, so the plain path is not needlessly slow. */
+#define SCAN_BLOCK 16
+
+static inline __attribute__((always_inline)) bool
+scan_portable(const uint8_t *p, uint64_t n, uint64_t base, f32_best *best, bool minimize,
+              bool later_wins)
+{
+    float value = best->value;
+    uint64_t at = best->at, i = 0;
+    for (; i + SCAN_BLOCK <= n; i += SCAN_BLOCK) {
+        float block[SCAN_BLOCK];
+        memcpy(block, p + i * sizeof(float), sizeof block);
+        unsigned any = 0;
+        for (unsigned k = 0; k < SCAN_BLOCK; k++)
+            any |= f32_takes(block[k], value, minimize, later_wins);
+        if (__builtin_expect(!any, 1))
+            continue;
+        for (unsigned k = 0; k < SCAN_BLOCK; k++)
+            if (f32_takes(block[k], value, minimize, later_wins)) {
+                if (isnan(block[k]))
+                    return false;
+                value = block[k];
+                at = base + i + k;
+            }
+    }
+    for (; i < n; i++) {
+        float v;
+        memcpy(&v, p + i * sizeof(float), sizeof v);
+        if (f32_takes(v, value, minimize, later_wins)) {
+            if (isnan(v))
+                return false;
+            value = v;
+            at = base + i;
+        }
+    }
+    *best = (f32_best){ value, at };
+    return true;
+}
+
+static inline __attribute__((always_inline)) bool
+row_portable(const uint8_t *p, uint64_t n, uint32_t index, float *best, uint32_t *at,
+             bool minimize, bool later_wins)
+{
+    bool any_nan = false;
+    for (uint64_t j = 0; j < n; j++) {
+        float v;
+        memcpy(&v, p + j * sizeof(float), sizeof v);
+        bool take = f32_takes(v, best[j], minimize, later_wins);
+        any_nan |= isnan(v);
+        best[j] = take ? v : best[j];
+        at[j] = take ? index : at[j];
+    }
+    return !any_nan;
+}
+
+#define F32_INSTANCES(prefix, body)                                                          \
+    static bool prefix##_max_first(const uint8_t *p, uint64_t n, uint64_t base, f32_best *b) \
+    { return body(p, n, base, b, false, false); }                                            \
+    static bool prefix##_max_last(const uint8_t *p, uint64_t n, uint64_t base, f32_best *b)  \
+    { return body(p, n, base, b, false, true); }                                             \
+    static bool prefix##_min_first(const uint8_t *p, uint64_t n, uint64_t base, f32_best *b) \
+    { return body(p, n, base, b, true, false); }                                             \
+    static bool prefix##_min_last(const uint8_t *p, uint64_t n, uint64_t base, f32_best *b)  \
+    { return body(p, n, base, b, true, true); }
+F32_INSTANCES(scan, scan_portable)
+
+#define ROW_INSTANCES(prefix, body)                                                          \
+    static bool prefix##_max_first(const uint8_t *p, uint64_t n, uint32_t i, float *b,        \
+                                   uint32_t *a)                                              \
+    { return body(p, n, i, b, a, false, false); }                                            \
+    static bool prefix##_max_last(const uint8_t *p, uint64_t n, uint32_t i, float *b,         \
+                                  uint32_t *a)                                               \
+    { return body(p, n, i, b, a, false, true); }                                             \
+    static bool prefix##_min_first(const uint8_t *p, uint64_t n, uint32_t i, float *b,        \
+                                   uint32_t *a)                                              \
+    { return body(p, n, i, b, a, true, false); }                                             \
+    static bool prefix##_min_last(const uint8_t *p, uint64_t n, uint32_t i, float *b,         \
+                                  uint32_t *a)                                               \
+    { return body(p, n, i, b, a, true, true); }
+ROW_INSTANCES(row, row_portable)
+
+const ref_kernels ref_kernels_portable = {
+    .name = "portable",
+    .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
+    .f32_row = { { row_max_first, row_max_last }, { row_min_first, row_min_last } },
+    .f16_widen = halves_to_floats,
+};
+
+/* Read per execution, not cached: a test switches tables between two runs with setenv. */
+static bool portable_forced(void)
+{
+    const char *v = getenv("DMLCHECK_REFERENCE_PORTABLE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+const ref_kernels *ref_kernels_select(void)
+{
+    if (portable_forced())
+        return &ref_kernels_portable;
+#ifdef REF_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
+        return &ref_kernels_avx2;
+#endif
+    return &ref_kernels_portable;
+}

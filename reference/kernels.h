@@ -1,0 +1,76 @@
+/*
+ * kernels.h: the reference engine's inner loops that have a faster version for some CPUs,
+ * as one table of function pointers (the dav1d pattern).  The portable table (kernels.c,
+ * plain C) is the specification; kernels_x86.c fills a second table with AVX2/F16C versions
+ * of the same contracts.  ref_kernels_select() picks one per execution: the fast table when
+ * the CPU has every feature it needs and DMLCHECK_REFERENCE_PORTABLE is unset (or "0"), else
+ * the portable one, which is therefore always built and always testable on any machine.
+ * tests/reference runs every reference check on both tables and demands identical bits.
+ *
+ * The float kernels compare IEEE floats instead of order keys (order.h).  For numbers the two
+ * agree: float comparison orders values exactly (denormals included: nothing here sets
+ * flush-to-zero), and +0 == -0 is the tie of SEMANTICS D3.  A NaN is where they part, so
+ * every float kernel reports a NaN and its caller redoes the work through keys.
+ */
+#ifndef DMLCHECK_REF_KERNELS_H
+#define DMLCHECK_REF_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The running best of a float32 scan: its value and position; at == F32_NONE until an
+ * element is taken. */
+#define F32_NONE UINT64_MAX
+typedef struct f32_best {
+    float value;
+    uint64_t at;
+} f32_best;
+
+/* Does v replace best in a scan that visits positions in increasing order?  ARGMAX keeps the
+ * first maximum with a strict comparison (SEMANTICS D3, INCREASING), the last with a
+ * non-strict one (DECREASING); ARGMIN likewise.  Written as "not (v loses or ties)" so that
+ * a NaN v is always taken, which is how a kernel notices it. */
+static inline __attribute__((always_inline)) bool
+f32_takes(float v, float best, bool minimize, bool later_wins)
+{
+    return minimize ? (later_wins ? !(v > best) : !(v >= best))
+                    : (later_wins ? !(v < best) : !(v <= best));
+}
+
+/* Scans n contiguous float32 at p (any alignment), whose first has position `base`, into
+ * *best under f32_takes.  Returns false as soon as it takes a NaN (best is then
+ * meaningless).  A scan that starts from best = -inf (ARGMAX) takes nothing from a run of
+ * -inf; the caller sees at == F32_NONE and decides exactly. */
+typedef bool (*f32_scan_fn)(const uint8_t *p, uint64_t n, uint64_t base, f32_best *best);
+
+/* Merges one row of n contiguous float32 at p, all of reduced index `index`, into n running
+ * bests: best[j] and at[j] take p[j] and index where f32_takes says so.  The caller visits a
+ * slot's candidates in increasing index.  Returns false when the row holds a NaN (the
+ * bests are then meaningless). */
+typedef bool (*f32_row_fn)(const uint8_t *p, uint64_t n, uint32_t index, float *best,
+                           uint32_t *at);
+
+/* n packed float16 at p (any alignment) to float32, exactly (half.h). */
+typedef void (*f16_widen_fn)(const uint8_t *p, size_t n, float *out);
+
+typedef struct ref_kernels {
+    const char *name;
+    f32_scan_fn f32_scan[2][2]; /* [minimize][later_wins] */
+    f32_row_fn f32_row[2][2];   /* [minimize][later_wins] */
+    f16_widen_fn f16_widen;
+} ref_kernels;
+
+/* The portable table: plain C, always built. */
+extern const ref_kernels ref_kernels_portable;
+
+#if defined(__x86_64__) || defined(__i386__)
+#define REF_HAVE_X86_KERNELS 1
+/* AVX2 + F16C versions; the portable table where a kernel has none. */
+extern const ref_kernels ref_kernels_avx2;
+#endif
+
+/* The table for one execution (see above). */
+const ref_kernels *ref_kernels_select(void);
+
+#endif

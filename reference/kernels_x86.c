@@ -1,0 +1,119 @@
+/*
+ * kernels_x86.c: AVX2 (+F16C) versions of the kernels of kernels.h, with the contracts of
+ * the portable ones in kernels.c, which tests/reference holds them to bit for bit.  Compiled
+ * for the baseline target; only the functions marked KERNEL use AVX2, and
+ * ref_kernels_select() calls them only on a CPU that has it.  Elsewhere this file is empty.
+ */
+#include "kernels.h"
+
+#ifdef REF_HAVE_X86_KERNELS
+
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+#include "half.h"
+
+#define KERNEL __attribute__((target("avx2,f16c")))
+#define INLINE_KERNEL static inline __attribute__((always_inline, target("avx2,f16c")))
+
+/* The comparison predicate of f32_takes(v, best) for one orientation and tie direction;
+ * unordered predicates, so a NaN v is taken, as in f32_takes. */
+#define TAKES_MAX_FIRST _CMP_NLE_UQ /* !(v <= best) */
+#define TAKES_MAX_LAST _CMP_NLT_UQ  /* !(v <  best) */
+#define TAKES_MIN_FIRST _CMP_NGE_UQ /* !(v >= best) */
+#define TAKES_MIN_LAST _CMP_NGT_UQ  /* !(v >  best) */
+
+/* Elements per step of the scan: four vectors in flight keep enough loads outstanding to
+ * run at memory bandwidth; a step with no candidate costs four compares and one test. */
+#define SCAN_STEP 32
+
+/* The scan: whole steps are tested against the running best; a step holding a candidate
+ * (rare on real data: about ln(n) of them in a run of n) is walked element by element with
+ * f32_takes itself, which keeps the first-or-last rule and the NaN check in one place. */
+#define SCAN_BODY(name, predicate, minimize, later_wins)                                       \
+    static KERNEL bool name(const uint8_t *p, uint64_t n, uint64_t base, f32_best *best)     \
+    {                                                                                         \
+        float value = best->value;                                                            \
+        uint64_t at = best->at, i = 0;                                                        \
+        __m256 bv = _mm256_set1_ps(value);                                                   \
+        for (; i + SCAN_STEP <= n; i += SCAN_STEP) {                                          \
+            const float *q = (const float *)(p + i * sizeof(float));                          \
+            __m256 m0 = _mm256_cmp_ps(_mm256_loadu_ps(q), bv, predicate);                     \
+            __m256 m1 = _mm256_cmp_ps(_mm256_loadu_ps(q + 8), bv, predicate);                 \
+            __m256 m2 = _mm256_cmp_ps(_mm256_loadu_ps(q + 16), bv, predicate);                \
+            __m256 m3 = _mm256_cmp_ps(_mm256_loadu_ps(q + 24), bv, predicate);                \
+            __m256 any = _mm256_or_ps(_mm256_or_ps(m0, m1), _mm256_or_ps(m2, m3));            \
+            if (__builtin_expect(_mm256_testz_ps(any, any), 1))                               \
+                continue;                                                                     \
+            for (unsigned k = 0; k < SCAN_STEP; k++) {                                        \
+                float v;                                                                      \
+                memcpy(&v, q + k, sizeof v);                                                  \
+                if (f32_takes(v, value, minimize, later_wins)) {                              \
+                    if (isnan(v))                                                             \
+                        return false;                                                         \
+                    value = v;                                                                \
+                    at = base + i + k;                                                        \
+                }                                                                             \
+            }                                                                                 \
+            bv = _mm256_set1_ps(value);                                                       \
+        }                                                                                     \
+        for (; i < n; i++) {                                                                  \
+            float v;                                                                          \
+            memcpy(&v, p + i * sizeof(float), sizeof v);                                      \
+            if (f32_takes(v, value, minimize, later_wins)) {                                  \
+                if (isnan(v))                                                                 \
+                    return false;                                                             \
+                value = v;                                                                    \
+                at = base + i;                                                                \
+            }                                                                                 \
+        }                                                                                     \
+        *best = (f32_best){ value, at };                                                      \
+        return true;                                                                          \
+    }
+SCAN_BODY(scan_max_first, TAKES_MAX_FIRST, false, false)
+SCAN_BODY(scan_max_last, TAKES_MAX_LAST, false, true)
+SCAN_BODY(scan_min_first, TAKES_MIN_FIRST, true, false)
+SCAN_BODY(scan_min_last, TAKES_MIN_LAST, true, true)
+
+/* The row merge, eight slots per step: blends keep the exact bits of the element taken. */
+#define ROW_BODY(name, predicate, minimize, later_wins)                                        \
+    static KERNEL bool name(const uint8_t *p, uint64_t n, uint32_t index, float *best,        \
+                            uint32_t *at)                                                     \
+    {                                                                                         \
+        __m256 index_v = _mm256_castsi256_ps(_mm256_set1_epi32((int)index));                  \
+        __m256 nan_seen = _mm256_setzero_ps();                                                \
+        uint64_t j = 0;                                                                       \
+        for (; j + 8 <= n; j += 8) {                                                          \
+            __m256 v = _mm256_loadu_ps((const float *)(p + j * sizeof(float)));              \
+            __m256 b = _mm256_loadu_ps(best + j);                                             \
+            __m256 take = _mm256_cmp_ps(v, b, predicate);                                     \
+            nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));            \
+            _mm256_storeu_ps(best + j, _mm256_blendv_ps(b, v, take));                         \
+            __m256 a = _mm256_loadu_ps((const float *)(at + j));                              \
+            _mm256_storeu_ps((float *)(at + j), _mm256_blendv_ps(a, index_v, take));          \
+        }                                                                                     \
+        bool any_nan = !_mm256_testz_ps(nan_seen, nan_seen);                                  \
+        for (; j < n; j++) {                                                                  \
+            float v;                                                                          \
+            memcpy(&v, p + j * sizeof(float), sizeof v);                                      \
+            bool take = f32_takes(v, best[j], minimize, later_wins);                          \
+            any_nan |= isnan(v);                                                              \
+            best[j] = take ? v : best[j];                                                     \
+            at[j] = take ? index : at[j];                                                     \
+        }                                                                                     \
+        return !any_nan;                                                                      \
+    }
+ROW_BODY(row_max_first, TAKES_MAX_FIRST, false, false)
+ROW_BODY(row_max_last, TAKES_MAX_LAST, false, true)
+ROW_BODY(row_min_first, TAKES_MIN_FIRST, true, false)
+ROW_BODY(row_min_last, TAKES_MIN_LAST, true, true)
+
+const ref_kernels ref_kernels_avx2 = {
+    .name = "avx2",
+    .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
+    .f32_row = { { row_max_first, row_max_last }, { row_min_first, row_min_last } },
+    .f16_widen = halves_to_floats_f16c,
+};
+
+#endif
