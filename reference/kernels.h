@@ -54,15 +54,42 @@ typedef bool (*f32_row_fn)(const uint8_t *p, uint64_t n, uint32_t index, float *
 /* n packed float16 at p (any alignment) to float32, exactly (half.h). */
 typedef void (*f16_widen_fn)(const uint8_t *p, size_t n, float *out);
 
+/* Folds one pooling input row of n float32, `stride` bytes apart, into per-column bests:
+ * when `first`, best[w] and at[w] take element w and position + w; otherwise only where
+ * the element is strictly larger (a later row holds later flat indices, which lose ties:
+ * SEMANTICS D3).  Returns false when the row holds a NaN (the bests are then
+ * meaningless). */
+typedef bool (*pool_fold_fn)(const uint8_t *p, uint64_t n, uint64_t stride, uint32_t position,
+                             bool first, float *best, uint32_t *at);
+
+/* The window winners of `outputs` output columns over one row of column bests (pool_fold's
+ * best and at): output o reads columns start[o] + t*dilation, t < taps[o] (taps[o] >= 1;
+ * an output with taps[o] == 0 gets something meaningless, which the caller overwrites).
+ * The winner is the largest value and, among equal values, the smallest position
+ * (SEMANTICS D3: the smallest flat input index; columns' bests come from different rows, so
+ * column order alone would not do).  Positions are below 2^31; no value is a NaN. */
+typedef void (*pool_pick_fn)(const float *best, const uint32_t *at, uint64_t outputs,
+                             const uint32_t *start, const uint32_t *taps, uint32_t dilation,
+                             float *value, uint32_t *position);
+
 typedef struct ref_kernels {
     const char *name;
     f32_scan_fn f32_scan[2][2]; /* [minimize][later_wins] */
     f32_row_fn f32_row[2][2];   /* [minimize][later_wins] */
     f16_widen_fn f16_widen;
+    pool_fold_fn pool_fold;     /* with pool_pick: NULL where pooling goes through keys */
+    pool_pick_fn pool_pick;
 } ref_kernels;
 
 /* The portable table: plain C, always built. */
 extern const ref_kernels ref_kernels_portable;
+
+/* Its pool_fold and pool_pick, which the AVX2 ones call for strided rows and tails. */
+bool ref_pool_fold_portable(const uint8_t *p, uint64_t n, uint64_t stride, uint32_t position,
+                            bool first, float *best, uint32_t *at);
+void ref_pool_pick_portable(const float *best, const uint32_t *at, uint64_t outputs,
+                            const uint32_t *start, const uint32_t *taps, uint32_t dilation,
+                            float *value, uint32_t *position);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define REF_HAVE_X86_KERNELS 1

@@ -109,11 +109,74 @@ ROW_BODY(row_max_last, TAKES_MAX_LAST, false, true)
 ROW_BODY(row_min_first, TAKES_MIN_FIRST, true, false)
 ROW_BODY(row_min_last, TAKES_MIN_LAST, true, true)
 
+/* pool_fold on a packed row, eight columns per step; strided rows go to the portable fold. */
+static KERNEL bool pool_fold_avx2(const uint8_t *p, uint64_t n, uint64_t stride,
+                                  uint32_t position, bool first, float *best, uint32_t *at)
+{
+    if (stride != sizeof(float))
+        return ref_pool_fold_portable(p, n, stride, position, first, best, at);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    __m256 nan_seen = _mm256_setzero_ps();
+    uint64_t w = 0;
+    for (; w + 8 <= n; w += 8) {
+        __m256 v = _mm256_loadu_ps((const float *)(p + w * sizeof(float)));
+        __m256 b = _mm256_loadu_ps(best + w);
+        __m256 take = first ? all : _mm256_cmp_ps(v, b, _CMP_GT_OQ);
+        nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        _mm256_storeu_ps(best + w, _mm256_blendv_ps(b, v, take));
+        __m256i here = _mm256_add_epi32(_mm256_set1_epi32((int)(position + (uint32_t)w)), lane);
+        __m256 a = _mm256_loadu_ps((const float *)(at + w));
+        _mm256_storeu_ps((float *)(at + w), _mm256_blendv_ps(a, _mm256_castsi256_ps(here), take));
+    }
+    bool clean = _mm256_testz_ps(nan_seen, nan_seen);
+    return ref_pool_fold_portable(p + w * sizeof(float), n - w, stride, position + (uint32_t)w,
+                                  first, best + w, at + w) && clean;
+}
+
+/* pool_pick, eight outputs per step: their taps gathered from the (L1-resident) column
+ * bests, lanes past their own tap count masked off. */
+static KERNEL void pool_pick_avx2(const float *best, const uint32_t *at, uint64_t outputs,
+                                  const uint32_t *start, const uint32_t *taps, uint32_t dilation,
+                                  float *value, uint32_t *position)
+{
+    const __m256i step = _mm256_set1_epi32((int)dilation);
+    uint64_t o = 0;
+    for (; o + 8 <= outputs; o += 8) {
+        __m256i column = _mm256_loadu_si256((const __m256i *)(start + o));
+        __m256i count = _mm256_loadu_si256((const __m256i *)(taps + o));
+        __m256 top = _mm256_i32gather_ps(best, column, 4);
+        __m256i top_at = _mm256_i32gather_epi32((const int *)at, column, 4);
+        uint32_t most = 0;
+        for (unsigned k = 0; k < 8; k++)
+            most = taps[o + k] > most ? taps[o + k] : most;
+        for (uint32_t t = 1; t < most; t++) {
+            column = _mm256_add_epi32(column, step);
+            __m256i live = _mm256_cmpgt_epi32(count, _mm256_set1_epi32((int)t));
+            __m256 v = _mm256_mask_i32gather_ps(top, best, column, _mm256_castsi256_ps(live), 4);
+            __m256i a = _mm256_mask_i32gather_epi32(top_at, (const int *)at, column, live, 4);
+            __m256 earlier = _mm256_and_ps(_mm256_cmp_ps(v, top, _CMP_EQ_OQ),
+                                           _mm256_castsi256_ps(_mm256_cmpgt_epi32(top_at, a)));
+            __m256 takes = _mm256_and_ps(_mm256_castsi256_ps(live),
+                                         _mm256_or_ps(_mm256_cmp_ps(v, top, _CMP_GT_OQ), earlier));
+            top = _mm256_blendv_ps(top, v, takes);
+            top_at = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(top_at),
+                                                          _mm256_castsi256_ps(a), takes));
+        }
+        _mm256_storeu_ps(value + o, top);
+        _mm256_storeu_si256((__m256i *)(position + o), top_at);
+    }
+    ref_pool_pick_portable(best, at, outputs - o, start + o, taps + o, dilation, value + o,
+                           position + o);
+}
+
 const ref_kernels ref_kernels_avx2 = {
     .name = "avx2",
     .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
     .f32_row = { { row_max_first, row_max_last }, { row_min_first, row_min_last } },
     .f16_widen = halves_to_floats_f16c,
+    .pool_fold = pool_fold_avx2,
+    .pool_pick = pool_pick_avx2,
 };
 
 #endif
