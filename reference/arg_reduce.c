@@ -268,26 +268,32 @@ static void reduce_row_f32(arg_state *st, const uint8_t *p, const loop_dim *d, u
     st->saw_nan |= any_nan;
 }
 
-/* reduce_row as floats (kernels.h): a slot's first candidate, at reduced index 0, is taken
- * as it is; later ones by f32_takes, which is the order of order.h because every slot sees
- * its candidates in increasing index (rows_may_be_fast).  A NaN gives up the whole walk. */
-static void reduce_row_floats(arg_state *st, const uint8_t *p, const loop_dim *d, uint64_t slot,
-                              uint64_t index)
+/* reduce_row as floats (kernels.h), for `rows` rows `row_stride` bytes apart that feed the
+ * same slots with reduced indices index, index + index_step, ...: a slot's first candidate,
+ * at reduced index 0, is taken as it is; later ones by f32_takes, which is the order of
+ * order.h because every slot sees its candidates in increasing index (rows_may_be_fast).
+ * A NaN gives up the whole walk. */
+static void reduce_rows_floats(arg_state *st, const uint8_t *p, const loop_dim *row,
+                               uint64_t rows, uint64_t row_stride, uint64_t slot,
+                               uint64_t index, uint64_t index_step)
 {
     float *best = st->row_best + slot;
     uint32_t *at = st->row_at + slot;
     if (index == 0) {
         bool any_nan = false;
-        memcpy(best, p, d->size * sizeof *best);
-        for (uint64_t j = 0; j < d->size; j++) {
+        memcpy(best, p, row->size * sizeof *best);
+        for (uint64_t j = 0; j < row->size; j++) {
             any_nan |= isnan(best[j]);
             at[j] = 0;
         }
         st->gave_up |= any_nan;
-        return;
+        p += row_stride;
+        index += index_step;
+        rows--;
     }
-    st->gave_up |= !st->kernels->f32_row[st->minimize][st->decreasing](p, d->size, (uint32_t)index,
-                                                                      best, at);
+    if (rows)
+        st->gave_up |= !st->kernels->f32_rows[st->minimize][st->decreasing](
+            p, row_stride, rows, row->size, (uint32_t)index, (uint32_t)index_step, best, at);
 }
 
 /* A row: element j feeds output slot slot + j * scratch_stride, all with reduced index
@@ -295,10 +301,6 @@ static void reduce_row_floats(arg_state *st, const uint8_t *p, const loop_dim *d
 static void reduce_row(arg_state *st, const uint8_t *p, const loop_dim *d, uint64_t slot,
                        uint64_t index)
 {
-    if (st->rows_fast) {
-        reduce_row_floats(st, p, d, slot, index);
-        return;
-    }
     uint64_t rank = order_tie_rank(index, st->decreasing, st->last_index);
     if (st->fast_f32) {
         reduce_row_f32(st, p, d, slot, rank);
@@ -320,20 +322,30 @@ static void reduce_row(arg_state *st, const uint8_t *p, const loop_dim *d, uint6
 }
 
 /* Walks the outer dimensions like an odometer, handing each innermost run or row over;
- * stops early when a fast row gives up. */
+ * stops early when a fast row gives up.  Rows that merge as floats go over by the whole
+ * extent of the dimension around them when it is reduced (its rows feed the same slots), so
+ * that the kernel merges several rows per pass over the slots' bests. */
 static void walk(arg_state *st, const arg_plan *plan, const uint8_t *input)
 {
     const loop_dim *inner = &plan->dims[plan->rank - 1];
+    const loop_dim *around = plan->rank >= 2 ? &plan->dims[plan->rank - 2] : NULL;
+    const bool batched = st->rows_fast && around && around->scratch_stride == 0;
+    const unsigned unit = batched ? 2 : 1; /* dimensions each hand-over covers */
     uint64_t coord[DML_MAX_RANK] = { 0 };
     uint64_t offset = 0, slot = 0, index = 0;
     for (;;) {
-        if (inner->scratch_stride == 0)
+        if (batched)
+            reduce_rows_floats(st, input + offset, inner, around->size, around->in_stride, slot,
+                               index, around->weight);
+        else if (st->rows_fast)
+            reduce_rows_floats(st, input + offset, inner, 1, 0, slot, index, 0);
+        else if (inner->scratch_stride == 0)
             reduce_run(st, input + offset, inner, slot, index);
         else
             reduce_row(st, input + offset, inner, slot, index);
         if (st->gave_up)
             return;
-        unsigned k = plan->rank - 1;
+        unsigned k = plan->rank - unit;
         for (;;) {
             if (k == 0)
                 return;

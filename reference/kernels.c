@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "half.h"
+#include "reference.h"
 
 /* Elements tested as a whole before any is looked at: a fixed-length loop the compiler turns
  * into vector compares on any target, so the plain path is not needlessly slow. */
@@ -52,18 +53,19 @@ scan_portable(const uint8_t *p, uint64_t n, uint64_t base, f32_best *best, bool 
 }
 
 static inline __attribute__((always_inline)) bool
-row_portable(const uint8_t *p, uint64_t n, uint32_t index, float *best, uint32_t *at,
-             bool minimize, bool later_wins)
+rows_portable(const uint8_t *p, uint64_t row_stride, uint64_t rows, uint64_t n, uint32_t index,
+              uint32_t index_step, float *best, uint32_t *at, bool minimize, bool later_wins)
 {
     bool any_nan = false;
-    for (uint64_t j = 0; j < n; j++) {
-        float v;
-        memcpy(&v, p + j * sizeof(float), sizeof v);
-        bool take = f32_takes(v, best[j], minimize, later_wins);
-        any_nan |= isnan(v);
-        best[j] = take ? v : best[j];
-        at[j] = take ? index : at[j];
-    }
+    for (uint64_t r = 0; r < rows; r++, p += row_stride, index += index_step)
+        for (uint64_t j = 0; j < n; j++) {
+            float v;
+            memcpy(&v, p + j * sizeof(float), sizeof v);
+            bool take = f32_takes(v, best[j], minimize, later_wins);
+            any_nan |= isnan(v);
+            best[j] = take ? v : best[j];
+            at[j] = take ? index : at[j];
+        }
     return !any_nan;
 }
 
@@ -79,19 +81,19 @@ row_portable(const uint8_t *p, uint64_t n, uint32_t index, float *best, uint32_t
 F32_INSTANCES(scan, scan_portable)
 
 #define ROW_INSTANCES(prefix, body)                                                          \
-    static bool prefix##_max_first(const uint8_t *p, uint64_t n, uint32_t i, float *b,        \
-                                   uint32_t *a)                                              \
-    { return body(p, n, i, b, a, false, false); }                                            \
-    static bool prefix##_max_last(const uint8_t *p, uint64_t n, uint32_t i, float *b,         \
-                                  uint32_t *a)                                               \
-    { return body(p, n, i, b, a, false, true); }                                             \
-    static bool prefix##_min_first(const uint8_t *p, uint64_t n, uint32_t i, float *b,        \
-                                   uint32_t *a)                                              \
-    { return body(p, n, i, b, a, true, false); }                                             \
-    static bool prefix##_min_last(const uint8_t *p, uint64_t n, uint32_t i, float *b,         \
-                                  uint32_t *a)                                               \
-    { return body(p, n, i, b, a, true, true); }
-ROW_INSTANCES(row, row_portable)
+    static bool prefix##_max_first(const uint8_t *p, uint64_t s, uint64_t r, uint64_t n,      \
+                                   uint32_t i, uint32_t di, float *b, uint32_t *a)           \
+    { return body(p, s, r, n, i, di, b, a, false, false); }                                  \
+    static bool prefix##_max_last(const uint8_t *p, uint64_t s, uint64_t r, uint64_t n,       \
+                                  uint32_t i, uint32_t di, float *b, uint32_t *a)            \
+    { return body(p, s, r, n, i, di, b, a, false, true); }                                   \
+    static bool prefix##_min_first(const uint8_t *p, uint64_t s, uint64_t r, uint64_t n,      \
+                                   uint32_t i, uint32_t di, float *b, uint32_t *a)           \
+    { return body(p, s, r, n, i, di, b, a, true, false); }                                   \
+    static bool prefix##_min_last(const uint8_t *p, uint64_t s, uint64_t r, uint64_t n,       \
+                                  uint32_t i, uint32_t di, float *b, uint32_t *a)            \
+    { return body(p, s, r, n, i, di, b, a, true, true); }
+ROW_INSTANCES(rows, rows_portable)
 
 /* pool_fold's loop for one stride, a constant once inlined, so the packed instance is a
  * plain loop over floats that the compiler may vectorize. */
@@ -141,7 +143,7 @@ void ref_pool_pick_portable(const float *best, const uint32_t *at, uint64_t outp
 const ref_kernels ref_kernels_portable = {
     .name = "portable",
     .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
-    .f32_row = { { row_max_first, row_max_last }, { row_min_first, row_min_last } },
+    .f32_rows = { { rows_max_first, rows_max_last }, { rows_min_first, rows_min_last } },
     .f16_widen = halves_to_floats,
     /* None: in plain C the key path of max_pooling.c is faster than the float path built
      * from the two helpers above (18 against 28 ns per output on the 3x3/s2/p1 benchmark,
@@ -167,4 +169,9 @@ const ref_kernels *ref_kernels_select(void)
         return &ref_kernels_avx2;
 #endif
     return &ref_kernels_portable;
+}
+
+const char *ref_kernels_name(void)
+{
+    return ref_kernels_select()->name;
 }

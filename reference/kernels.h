@@ -44,12 +44,13 @@ f32_takes(float v, float best, bool minimize, bool later_wins)
  * -inf; the caller sees at == F32_NONE and decides exactly. */
 typedef bool (*f32_scan_fn)(const uint8_t *p, uint64_t n, uint64_t base, f32_best *best);
 
-/* Merges one row of n contiguous float32 at p, all of reduced index `index`, into n running
- * bests: best[j] and at[j] take p[j] and index where f32_takes says so.  The caller visits a
- * slot's candidates in increasing index.  Returns false when the row holds a NaN (the
- * bests are then meaningless). */
-typedef bool (*f32_row_fn)(const uint8_t *p, uint64_t n, uint32_t index, float *best,
-                           uint32_t *at);
+/* Merges `rows` rows of n contiguous float32 into n running bests: row r starts at
+ * p + r*row_stride and has reduced index index + r*index_step; best[j] and at[j] take its
+ * element j and its index where f32_takes says so.  The caller visits a slot's candidates in
+ * increasing index.  Returns false when a row holds a NaN (the bests are then
+ * meaningless). */
+typedef bool (*f32_rows_fn)(const uint8_t *p, uint64_t row_stride, uint64_t rows, uint64_t n,
+                            uint32_t index, uint32_t index_step, float *best, uint32_t *at);
 
 /* n packed float16 at p (any alignment) to float32, exactly (half.h). */
 typedef void (*f16_widen_fn)(const uint8_t *p, size_t n, float *out);
@@ -75,7 +76,7 @@ typedef void (*pool_pick_fn)(const float *best, const uint32_t *at, uint64_t out
 typedef struct ref_kernels {
     const char *name;
     f32_scan_fn f32_scan[2][2]; /* [minimize][later_wins] */
-    f32_row_fn f32_row[2][2];   /* [minimize][later_wins] */
+    f32_rows_fn f32_rows[2][2]; /* [minimize][later_wins] */
     f16_widen_fn f16_widen;
     pool_fold_fn pool_fold;     /* with pool_pick: NULL where pooling goes through keys */
     pool_pick_fn pool_pick;
