@@ -140,6 +140,44 @@ void ref_pool_pick_portable(const float *best, const uint32_t *at, uint64_t outp
     }
 }
 
+bool ref_pool_lanes_portable(const uint8_t *p, uint64_t lanes, const pool_taps *taps,
+                             float *value, uint32_t *position)
+{
+    bool any_nan = false;
+    for (uint64_t k = 0; k < lanes; k++) {
+        const uint8_t *plane = p + k * sizeof(float);
+        uint32_t plane_position = taps->first_position;
+        float top;
+        memcpy(&top, plane, sizeof top);
+        uint32_t top_at = plane_position;
+        for (uint32_t d = 0; d < taps->count[0]; d++) {
+            const uint8_t *row = plane;
+            uint32_t row_position = plane_position;
+            for (uint32_t h = 0; h < taps->count[1]; h++) {
+                const uint8_t *tap = row;
+                uint32_t tap_position = row_position;
+                for (uint32_t w = 0; w < taps->count[2]; w++) {
+                    float v;
+                    memcpy(&v, tap, sizeof v);
+                    any_nan |= isnan(v);
+                    bool larger = v > top;
+                    top = larger ? v : top;
+                    top_at = larger ? tap_position : top_at;
+                    tap += taps->bytes[2];
+                    tap_position += taps->positions[2];
+                }
+                row += taps->bytes[1];
+                row_position += taps->positions[1];
+            }
+            plane += taps->bytes[0];
+            plane_position += taps->positions[0];
+        }
+        value[k] = top;
+        position[k] = top_at;
+    }
+    return !any_nan;
+}
+
 const ref_kernels ref_kernels_portable = {
     .name = "portable",
     .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
@@ -151,6 +189,7 @@ const ref_kernels ref_kernels_portable = {
      * kernels' strided rows and tails. */
     .pool_fold = NULL,
     .pool_pick = NULL,
+    .pool_lanes = NULL,
 };
 
 /* Read per execution, not cached: a test switches tables between two runs with setenv. */

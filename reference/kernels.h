@@ -73,6 +73,23 @@ typedef void (*pool_pick_fn)(const float *best, const uint32_t *at, uint64_t out
                              const uint32_t *start, const uint32_t *taps, uint32_t dilation,
                              float *value, uint32_t *position);
 
+/* One pooling window of a layout whose channels are packed (NHWC): the taps, in row-major
+ * order, as counts and steps along depth, height and width, in input bytes and in plane
+ * positions (SEMANTICS D7: only taps inside the input; every count >= 1). */
+typedef struct pool_taps {
+    uint32_t count[3];
+    uint64_t bytes[3];
+    uint32_t positions[3];
+    uint32_t first_position;
+} pool_taps;
+
+/* The window winners of `lanes` consecutive channels, whose first tap is at p and whose
+ * channels are 4 bytes apart: value[k] and position[k] for channel k, the largest value and
+ * the first of equal ones in row-major tap order (SEMANTICS D3).  Returns false when a tap
+ * is a NaN (the answers are then meaningless). */
+typedef bool (*pool_lanes_fn)(const uint8_t *p, uint64_t lanes, const pool_taps *taps,
+                              float *value, uint32_t *position);
+
 typedef struct ref_kernels {
     const char *name;
     f32_scan_fn f32_scan[2][2]; /* [minimize][later_wins] */
@@ -80,17 +97,21 @@ typedef struct ref_kernels {
     f16_widen_fn f16_widen;
     pool_fold_fn pool_fold;     /* with pool_pick: NULL where pooling goes through keys */
     pool_pick_fn pool_pick;
+    pool_lanes_fn pool_lanes;
 } ref_kernels;
 
 /* The portable table: plain C, always built. */
 extern const ref_kernels ref_kernels_portable;
 
-/* Its pool_fold and pool_pick, which the AVX2 ones call for strided rows and tails. */
+/* Its pool_fold, pool_pick and pool_lanes, which the AVX2 ones call for strided rows and
+ * tails. */
 bool ref_pool_fold_portable(const uint8_t *p, uint64_t n, uint64_t stride, uint32_t position,
                             bool first, float *best, uint32_t *at);
 void ref_pool_pick_portable(const float *best, const uint32_t *at, uint64_t outputs,
                             const uint32_t *start, const uint32_t *taps, uint32_t dilation,
                             float *value, uint32_t *position);
+bool ref_pool_lanes_portable(const uint8_t *p, uint64_t lanes, const pool_taps *taps,
+                             float *value, uint32_t *position);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define REF_HAVE_X86_KERNELS 1

@@ -183,6 +183,48 @@ static KERNEL void pool_pick_avx2(const float *best, const uint32_t *at, uint64_
                            position + o);
 }
 
+/* pool_lanes, eight channels per step; the last channels that do not fill eight go to the
+ * portable kernel. */
+static KERNEL bool pool_lanes_avx2(const uint8_t *p, uint64_t lanes, const pool_taps *taps,
+                                   float *value, uint32_t *position)
+{
+    __m256 nan_seen = _mm256_setzero_ps();
+    uint64_t k = 0;
+    for (; k + 8 <= lanes; k += 8) {
+        const uint8_t *plane = p + k * sizeof(float);
+        uint32_t plane_position = taps->first_position;
+        __m256 top = _mm256_loadu_ps((const float *)plane);
+        __m256 top_at = _mm256_castsi256_ps(_mm256_set1_epi32((int)plane_position));
+        for (uint32_t d = 0; d < taps->count[0]; d++) {
+            const uint8_t *row = plane;
+            uint32_t row_position = plane_position;
+            for (uint32_t h = 0; h < taps->count[1]; h++) {
+                const uint8_t *tap = row;
+                uint32_t tap_position = row_position;
+                for (uint32_t w = 0; w < taps->count[2]; w++) {
+                    __m256 v = _mm256_loadu_ps((const float *)tap);
+                    nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+                    __m256 larger = _mm256_cmp_ps(v, top, _CMP_GT_OQ);
+                    top = _mm256_blendv_ps(top, v, larger);
+                    top_at = _mm256_blendv_ps(
+                        top_at, _mm256_castsi256_ps(_mm256_set1_epi32((int)tap_position)), larger);
+                    tap += taps->bytes[2];
+                    tap_position += taps->positions[2];
+                }
+                row += taps->bytes[1];
+                row_position += taps->positions[1];
+            }
+            plane += taps->bytes[0];
+            plane_position += taps->positions[0];
+        }
+        _mm256_storeu_ps(value + k, top);
+        _mm256_storeu_ps((float *)(position + k), top_at);
+    }
+    bool clean = _mm256_testz_ps(nan_seen, nan_seen);
+    return ref_pool_lanes_portable(p + k * sizeof(float), lanes - k, taps, value + k,
+                                   position + k) && clean;
+}
+
 const ref_kernels ref_kernels_avx2 = {
     .name = "avx2",
     .f32_scan = { { scan_max_first, scan_max_last }, { scan_min_first, scan_min_last } },
@@ -190,6 +232,7 @@ const ref_kernels ref_kernels_avx2 = {
     .f16_widen = halves_to_floats_f16c,
     .pool_fold = pool_fold_avx2,
     .pool_pick = pool_pick_avx2,
+    .pool_lanes = pool_lanes_avx2,
 };
 
 #endif

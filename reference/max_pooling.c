@@ -12,8 +12,11 @@
  *     equal keys (the smallest flat input index, D3) wins under order_beats;
  *   - floats (float32 without flushing, where the kernel table has pooling kernels:
  *     kernels.h): per output row, the window's input rows are folded column by column, then
- *     each output picks among its columns by value and then position.  Float comparison is
- *     the key order on numbers; a plane holding a NaN goes through keys instead.
+ *     each output picks among its columns by value and then position;
+ *   - channels (the same, when channels are packed and W is not, as in NHWC): all planes of
+ *     a batch at once, each window computed for many channels per kernel call.
+ * Float comparison is the key order on numbers; a plane (or, by channels, a batch) holding
+ * a NaN goes through keys instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,9 +211,20 @@ static void pool_plane_keys(pool_run *r, const uint8_t *base, uint64_t n, uint64
             }
 }
 
+/* Stores an index of `bytes` bytes (0: no indices tensor), the common 4 bytes without
+ * key_store_raw's switch. */
+static inline void pool_store_index(uint8_t *at, unsigned bytes, uint64_t index)
+{
+    if (bytes == sizeof(uint32_t)) {
+        uint32_t narrow = (uint32_t)index;
+        memcpy(at, &narrow, sizeof narrow);
+    } else if (bytes) {
+        key_store_raw(at, bytes, index);
+    }
+}
+
 /* Picks and stores the output row o[0], o[1] of plane (n, ch) from the column bests.  The
- * general pool_store, hoisted: addresses advance by the W strides, and the common 4-byte
- * index is stored as such. */
+ * general pool_store, hoisted: addresses advance by the W strides. */
 static void pool_row_store(pool_run *r, uint64_t n, uint64_t ch, uint64_t o[POOL_AXES],
                            uint64_t plane_index)
 {
@@ -229,13 +243,7 @@ static void pool_row_store(pool_run *r, uint64_t n, uint64_t ch, uint64_t o[POOL
             continue;
         }
         memcpy(value_at, &r->pick_value[o[2]], sizeof(float));
-        uint64_t index = plane_index + r->pick_at[o[2]];
-        if (r->idx_bytes == sizeof(uint32_t)) {
-            uint32_t narrow = (uint32_t)index;
-            memcpy(index_at, &narrow, sizeof narrow);
-        } else if (r->idx_bytes) {
-            key_store_raw(index_at, r->idx_bytes, index);
-        }
+        pool_store_index(index_at, r->idx_bytes, plane_index + r->pick_at[o[2]]);
     }
 }
 
@@ -295,6 +303,81 @@ static void pool_floats_init(pool_run *r)
     }
 }
 
+/* Channels per kernel call of the channels path: the stack arrays of its answers. */
+#define POOL_LANES 64
+
+/* The window taps of output position o, for pool_lanes; false when the window is all
+ * padding. */
+static bool pool_taps_of(const pool_run *r, const uint64_t o[POOL_AXES], pool_taps *t,
+                         uint64_t *first_offset)
+{
+    const pool_axis *ax = r->ax;
+    uint64_t position = 0, offset = 0, plane_step = 1;
+    for (unsigned a = POOL_AXES; a-- > 0;) {
+        t->count[a] = (uint32_t)ax[a].taps[o[a]];
+        t->bytes[a] = ax[a].dilation * ax[a].in_stride;
+        t->positions[a] = (uint32_t)(ax[a].dilation * plane_step);
+        position += ax[a].start[o[a]] * plane_step;
+        offset += ax[a].start[o[a]] * ax[a].in_stride;
+        plane_step *= ax[a].in_size;
+    }
+    t->first_position = (uint32_t)position;
+    *first_offset = offset;
+    return t->count[0] && t->count[1] && t->count[2];
+}
+
+/* Stores the answers of channels c0 .. c0+lanes-1 at output position o: pool_store,
+ * hoisted (addresses advance by the C strides). */
+static void pool_store_lanes(pool_run *r, uint64_t n, uint64_t c0, uint64_t lanes,
+                             const uint64_t o[POOL_AXES], const float *value,
+                             const uint32_t *position, uint64_t channels, uint64_t plane)
+{
+    const uint64_t *os = r->out_strides, *is = r->idx_strides;
+    uint8_t *value_at = r->out->output
+        + (n * os[0] + c0 * os[1] + o[0] * os[2] + o[1] * os[3] + o[2] * os[4]) * sizeof(float);
+    uint8_t *index_at = r->idx_bytes ? r->out->indices
+        + (n * is[0] + c0 * is[1] + o[0] * is[2] + o[1] * is[3] + o[2] * is[4]) * r->idx_bytes
+        : NULL;
+    const uint64_t value_step = os[1] * sizeof(float), index_step = is[1] * r->idx_bytes;
+    uint64_t plane_index = (n * channels + c0) * plane;
+    for (uint64_t k = 0; k < lanes; k++, value_at += value_step, index_at += index_step,
+                  plane_index += plane) {
+        memcpy(value_at, &value[k], sizeof(float));
+        pool_store_index(index_at, r->idx_bytes, plane_index + position[k]);
+    }
+}
+
+/* All the planes of batch n at once, for a layout whose channels are packed (NHWC): each
+ * output position takes its window for POOL_LANES channels per kernel call, reading each
+ * tap's channels as one contiguous block.  Float comparison is the key order on numbers
+ * (kernels.h); returns false at a NaN, and the caller redoes the batch through keys. */
+static bool pool_batch_channels(pool_run *r, const uint8_t *batch, uint64_t n, uint64_t channels,
+                                uint64_t plane)
+{
+    float value[POOL_LANES];
+    uint32_t position[POOL_LANES];
+    const pool_axis *ax = r->ax;
+    uint64_t o[POOL_AXES];
+    for (o[0] = 0; o[0] < ax[0].out_size; o[0]++)
+        for (o[1] = 0; o[1] < ax[1].out_size; o[1]++)
+            for (o[2] = 0; o[2] < ax[2].out_size; o[2]++) {
+                pool_taps taps;
+                uint64_t offset;
+                bool found = pool_taps_of(r, o, &taps, &offset);
+                for (uint64_t c0 = 0; c0 < channels; c0 += POOL_LANES) {
+                    uint64_t lanes = channels - c0 < POOL_LANES ? channels - c0 : POOL_LANES;
+                    if (found && !r->kernels->pool_lanes(batch + offset + c0 * sizeof(float), lanes,
+                                                         &taps, value, position))
+                        return false;
+                    if (found)
+                        pool_store_lanes(r, n, c0, lanes, o, value, position, channels, plane);
+                    for (uint64_t k = 0; k < lanes && !found; k++)
+                        pool_store(r, n, c0 + k, o, false, 0, 0);
+                }
+            }
+    return true;
+}
+
 unsigned ref_max_pooling(const dml_case *c, const exec_options *opt, case_outputs *out)
 {
     tensor_view in;
@@ -324,18 +407,24 @@ unsigned ref_max_pooling(const dml_case *c, const exec_options *opt, case_output
     /* Plane positions and columns are below 2^31 in the float path (pool_pick). */
     if (r.type == DML_TENSOR_DATA_TYPE_FLOAT32 && !r.flush && plane < INT32_MAX)
         pool_floats_init(&r);
+    /* Channels packed and the W axis not: the channels path. */
+    const bool by_channels = r.row_best && r.kernels->pool_lanes && in.strides[1] == 1
+        && ax[2].in_stride != sizeof(float);
     int64_t *keys = NULL;
-    for (uint64_t n = 0; n < in.sizes[0]; n++)
-        for (uint64_t ch = 0; ch < in.sizes[1]; ch++) {
-            const uint8_t *base = c->input_data + (n * in.strides[0] + ch * in.strides[1]) * r.elem;
+    for (uint64_t n = 0; n < in.sizes[0]; n++) {
+        const uint8_t *batch = c->input_data + n * in.strides[0] * r.elem;
+        bool batch_done = by_channels && pool_batch_channels(&r, batch, n, in.sizes[1], plane);
+        for (uint64_t ch = 0; ch < in.sizes[1] && !batch_done; ch++) {
+            const uint8_t *base = batch + ch * in.strides[1] * r.elem;
             /* Flat logical index of the plane's first element (N and C included). */
             uint64_t plane_index = (n * in.sizes[1] + ch) * plane;
-            if (r.row_best && pool_plane_floats(&r, base, n, ch, plane_index))
+            if (r.row_best && !by_channels && pool_plane_floats(&r, base, n, ch, plane_index))
                 continue;
             if (!keys)
                 keys = pool_alloc(plane * sizeof *keys);
             pool_plane_keys(&r, base, n, ch, plane_index, keys);
         }
+    }
     free(keys);
     free(r.row_best);
     free(r.row_at);

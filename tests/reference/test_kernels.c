@@ -11,8 +11,9 @@
  * diagnostic line says which.
  *
  * Shown to fail: planted in reference/kernels_x86.c, each alone: pool_pick_avx2 breaking
- * ties towards the larger position; pool_fold_avx2 taking equal values (_CMP_GE_OQ); the
- * row kernel storing index + 1; the scan recording the wrong position in a step.
+ * ties towards the larger position; pool_fold_avx2 taking equal values (_CMP_GE_OQ);
+ * pool_lanes_avx2 taking equal values; the row kernel storing index + 1; the scan recording
+ * the wrong position in a step.
  * Usage: test_kernels [SEED].
  */
 #include <inttypes.h>
@@ -60,13 +61,16 @@ typedef struct pool_shape {
 } pool_shape;
 
 /* {N,C,H,W} (or {N,C,D,H,W}) with rows of 37 to 113 columns: several 8-wide steps plus a
- * tail in both the fold (input columns) and the pick (output columns). */
+ * tail in both the fold (input columns) and the pick (output columns); NHWC ones with 9 to
+ * 75 channels: 8-wide steps and a tail in the channel kernel, and more channels than one
+ * call takes (64). */
 static const pool_shape pool_shapes[] = {
     { "3x3_s2_p1", { 2, 3, 29, 113 }, { { 3, 2, 1, 1, 1 }, { 3, 2, 1, 1, 1 } }, false },
-    { "3x3_s2_p1_nhwc", { 2, 5, 23, 61 }, { { 3, 2, 1, 1, 1 }, { 3, 2, 1, 1, 1 } }, true },
+    { "3x3_s2_p1_nhwc", { 2, 19, 23, 61 }, { { 3, 2, 1, 1, 1 }, { 3, 2, 1, 1, 1 } }, true },
+    { "2x2_s2_nhwc_wide", { 1, 75, 9, 12 }, { { 2, 2, 0, 0, 1 }, { 2, 2, 0, 0, 1 } }, true },
     { "2x2_s1", { 1, 2, 17, 67 }, { { 2, 1, 0, 0, 1 }, { 2, 1, 0, 0, 1 } }, false },
     { "3x5_dilated_padded", { 1, 2, 19, 71 }, { { 3, 1, 2, 1, 2 }, { 5, 3, 2, 4, 2 } }, false },
-    { "window_wider_than_taps", { 1, 1, 9, 37 }, { { 4, 3, 3, 3, 1 }, { 7, 2, 6, 6, 1 } }, true },
+    { "window_wider_than_taps", { 1, 9, 9, 37 }, { { 4, 3, 3, 3, 1 }, { 7, 2, 6, 6, 1 } }, true },
     { "5d", { 1, 2, 5, 9, 45 }, { { 2, 2, 1, 0, 1 }, { 3, 2, 1, 1, 1 }, { 3, 2, 1, 1, 1 } }, false },
 };
 #define POOL_SHAPES (sizeof pool_shapes / sizeof pool_shapes[0])
