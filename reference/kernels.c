@@ -106,7 +106,7 @@ fold_portable(const uint8_t *p, uint64_t n, uint64_t stride, uint32_t position, 
         float v;
         memcpy(&v, p + w * stride, sizeof v);
         nan_seen |= v != v;
-        bool take = first | (v > best[w]);
+        bool take = first || v > best[w]; /* best[] is not yet written on the first row */
         best[w] = take ? v : best[w];
         at[w] = take ? position + (uint32_t)w : at[w];
     }
