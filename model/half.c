@@ -3,6 +3,7 @@
 #include "half.h"
 
 #ifdef HALF_HAVE_F16C
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -85,5 +86,15 @@ __attribute__((target("avx,f16c"))) void halves_to_floats_f16c(const uint8_t *p,
         _mm256_storeu_ps(wide, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)tail)));
         memcpy(out + i, wide, (n - i) * sizeof *out);
     }
+}
+#endif
+
+#ifdef HALF_HAVE_F16C
+bool half_cpu_has_f16c(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return false;
+    return (ecx & bit_F16C) && __builtin_cpu_supports("avx");
 }
 #endif

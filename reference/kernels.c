@@ -184,9 +184,9 @@ const ref_kernels ref_kernels_portable = {
     .f32_rows = { { rows_max_first, rows_max_last }, { rows_min_first, rows_min_last } },
     .f16_widen = halves_to_floats,
     /* None: in plain C the key path of max_pooling.c is faster than the float path built
-     * from the two helpers above (18 against 28 ns per output on the 3x3/s2/p1 benchmark,
-     * 2026-11-23), so the portable engine pools through keys; the helpers serve the AVX2
-     * kernels' strided rows and tails. */
+     * from the pooling helpers above (18 against 28 ns per output on the 3x3/s2/p1
+     * benchmark, 2026-11-23), so the portable engine pools through keys; the helpers serve
+     * the AVX2 kernels' strided rows and tails. */
     .pool_fold = NULL,
     .pool_pick = NULL,
     .pool_lanes = NULL,
@@ -204,7 +204,7 @@ const ref_kernels *ref_kernels_select(void)
     if (portable_forced())
         return &ref_kernels_portable;
 #ifdef REF_HAVE_X86_KERNELS
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
+    if (__builtin_cpu_supports("avx2") && half_cpu_has_f16c())
         return &ref_kernels_avx2;
 #endif
     return &ref_kernels_portable;
