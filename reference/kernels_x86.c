@@ -183,43 +183,67 @@ static KERNEL void pool_pick_avx2(const float *best, const uint32_t *at, uint64_
                            position + o);
 }
 
-/* pool_lanes, eight channels per step; the last channels that do not fill eight go to the
- * portable kernel. */
+/* Vectors of eight channels pool_lanes carries at once: their blend chains are independent,
+ * so four of them hide each other's latency (one chain alone measured 20% slower). */
+#define LANE_VECTORS 4
+
+/* One window for LANE_VECTORS * 8 channels (vectors = LANE_VECTORS) or eight (vectors = 1). */
+INLINE_KERNEL __m256 lanes_window(const uint8_t *p, const pool_taps *taps, unsigned vectors,
+                                  float *value, uint32_t *position)
+{
+    __m256 nan_seen = _mm256_setzero_ps(), top[LANE_VECTORS], top_at[LANE_VECTORS];
+    const __m256 first_at = _mm256_castsi256_ps(_mm256_set1_epi32((int)taps->first_position));
+    for (unsigned v = 0; v < vectors; v++) {
+        top[v] = _mm256_loadu_ps((const float *)p + 8 * v);
+        top_at[v] = first_at;
+    }
+    const uint8_t *plane = p;
+    uint32_t plane_position = taps->first_position;
+    for (uint32_t d = 0; d < taps->count[0]; d++) {
+        const uint8_t *row = plane;
+        uint32_t row_position = plane_position;
+        for (uint32_t h = 0; h < taps->count[1]; h++) {
+            const uint8_t *tap = row;
+            uint32_t tap_position = row_position;
+            for (uint32_t w = 0; w < taps->count[2]; w++) {
+                const __m256 here = _mm256_castsi256_ps(_mm256_set1_epi32((int)tap_position));
+                for (unsigned v = 0; v < vectors; v++) {
+                    __m256 x = _mm256_loadu_ps((const float *)tap + 8 * v);
+                    nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+                    __m256 larger = _mm256_cmp_ps(x, top[v], _CMP_GT_OQ);
+                    top[v] = _mm256_blendv_ps(top[v], x, larger);
+                    top_at[v] = _mm256_blendv_ps(top_at[v], here, larger);
+                }
+                tap += taps->bytes[2];
+                tap_position += taps->positions[2];
+            }
+            row += taps->bytes[1];
+            row_position += taps->positions[1];
+        }
+        plane += taps->bytes[0];
+        plane_position += taps->positions[0];
+    }
+    for (unsigned v = 0; v < vectors; v++) {
+        _mm256_storeu_ps(value + 8 * v, top[v]);
+        _mm256_storeu_ps((float *)(position + 8 * v), top_at[v]);
+    }
+    return nan_seen;
+}
+
+/* pool_lanes: LANE_VECTORS * 8 channels per step, then eight, then the rest through the
+ * portable kernel.  The first tap is taken as it is; later ones when strictly larger, in
+ * row-major order, so the first of equal values wins. */
 static KERNEL bool pool_lanes_avx2(const uint8_t *p, uint64_t lanes, const pool_taps *taps,
                                    float *value, uint32_t *position)
 {
     __m256 nan_seen = _mm256_setzero_ps();
     uint64_t k = 0;
-    for (; k + 8 <= lanes; k += 8) {
-        const uint8_t *plane = p + k * sizeof(float);
-        uint32_t plane_position = taps->first_position;
-        __m256 top = _mm256_loadu_ps((const float *)plane);
-        __m256 top_at = _mm256_castsi256_ps(_mm256_set1_epi32((int)plane_position));
-        for (uint32_t d = 0; d < taps->count[0]; d++) {
-            const uint8_t *row = plane;
-            uint32_t row_position = plane_position;
-            for (uint32_t h = 0; h < taps->count[1]; h++) {
-                const uint8_t *tap = row;
-                uint32_t tap_position = row_position;
-                for (uint32_t w = 0; w < taps->count[2]; w++) {
-                    __m256 v = _mm256_loadu_ps((const float *)tap);
-                    nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-                    __m256 larger = _mm256_cmp_ps(v, top, _CMP_GT_OQ);
-                    top = _mm256_blendv_ps(top, v, larger);
-                    top_at = _mm256_blendv_ps(
-                        top_at, _mm256_castsi256_ps(_mm256_set1_epi32((int)tap_position)), larger);
-                    tap += taps->bytes[2];
-                    tap_position += taps->positions[2];
-                }
-                row += taps->bytes[1];
-                row_position += taps->positions[1];
-            }
-            plane += taps->bytes[0];
-            plane_position += taps->positions[0];
-        }
-        _mm256_storeu_ps(value + k, top);
-        _mm256_storeu_ps((float *)(position + k), top_at);
-    }
+    for (; k + 8 * LANE_VECTORS <= lanes; k += 8 * LANE_VECTORS)
+        nan_seen = _mm256_or_ps(nan_seen, lanes_window(p + k * sizeof(float), taps, LANE_VECTORS,
+                                                       value + k, position + k));
+    for (; k + 8 <= lanes; k += 8)
+        nan_seen = _mm256_or_ps(nan_seen, lanes_window(p + k * sizeof(float), taps, 1, value + k,
+                                                       position + k));
     bool clean = _mm256_testz_ps(nan_seen, nan_seen);
     return ref_pool_lanes_portable(p + k * sizeof(float), lanes - k, taps, value + k,
                                    position + k) && clean;
