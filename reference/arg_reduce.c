@@ -11,9 +11,12 @@
  * the answer does not depend on the walk order: strides never change indices (SEMANTICS D1).
  *
  * Type dispatch happens once per run (keys.c converts a block of up to KEY_BLOCK elements to
- * keys); the inner loops compare int64 keys only.  Contiguous float32 runs first try a plain
- * float scan, which agrees with order.h whenever it sees no NaN and selects something; when
- * it sees a NaN or an all-(-inf) run, the run is rescanned exactly through keys.
+ * keys); the inner loops compare int64 keys only.  Float runs and rows first try the float
+ * kernels of kernels.h (portable C, or AVX2/F16C where the CPU has them): float32 runs, packed
+ * float16 runs widened exactly to float32, and float32 rows whose slots see their candidates
+ * in increasing index.  Float comparison agrees with order.h on numbers; a NaN, or a run of
+ * -inf that a scan from -inf never takes, sends the run (for rows: the whole walk) back
+ * through keys.
  */
 #include "reference.h"
 
@@ -24,6 +27,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "kernels.h"
 #include "keys.h"
 #include "order.h"
 
@@ -47,15 +51,21 @@ typedef struct arg_plan {
 typedef struct arg_state {
     key_rule rule;
     key_convert_fn convert;
+    const ref_kernels *kernels;
     bool fast_f32;   /* float32 without flushing: runs may take the float scan */
     bool input_f16;  /* float16: runs use the fused float16 scan */
+    bool rows_fast;  /* rows merge as floats into row_best/row_at (rows_may_be_fast) */
+    bool gave_up;    /* a fast row saw a NaN: the walk is redone through keys */
     bool minimize;
     bool decreasing;
     uint64_t last_index;
     int64_t *best_key;   /* per output slot (row-major over the output sizes) */
     uint64_t *best_rank; /* ORDER_TIE_NONE until a candidate arrives */
+    float *row_best;     /* per output slot, when rows_fast */
+    uint32_t *row_at;    /* the reduced index of row_best */
     bool saw_nan;
     int64_t keys[KEY_BLOCK];
+    float widened[KEY_BLOCK];
 } arg_state;
 
 /* Merges loop dimensions that address memory, output slots and reduced indices as one. */
@@ -117,68 +127,57 @@ static void plan_build(const dml_case *c, arg_plan *plan)
     plan_coalesce(plan);
 }
 
-/* Does v beat best in the float scan?  True for a better value and for a NaN
- * ("!(v <= best)" holds for both), so a NaN is always noticed. */
+/* The float scan of a strided float32 run (kernels.h has the contiguous one). */
 static inline __attribute__((always_inline)) bool
-f32_takes(float v, float best, bool minimize, bool later_wins)
+f32_scan_strided(const uint8_t *p, uint64_t n, uint64_t stride, bool minimize, bool later_wins,
+                 f32_best *best)
 {
-    return minimize ? (later_wins ? !(v > best) : !(v >= best))
-                    : (later_wins ? !(v < best) : !(v <= best));
-}
-
-/* The float scan for one orientation and tie direction (constants after inlining).  Blocks
- * of F32_BLOCK elements are first tested as a whole, a fixed-length loop the compiler turns
- * into vector compares; only a block holding a winner or a NaN is walked element by element.
- * A NaN aborts the scan.  From -inf (+inf for ARGMIN) with strict comparison, an all-(-inf)
- * run selects nothing, which also aborts: both cases go to the exact path. */
-#define F32_BLOCK 16
-static inline __attribute__((always_inline)) bool
-f32_scan(const uint8_t *p, uint64_t n, uint64_t stride, bool minimize, bool later_wins,
-         uint64_t *best_i)
-{
-    float best = minimize ? INFINITY : -INFINITY;
-    uint64_t chosen = UINT64_MAX, i = 0;
-    if (stride == sizeof(float))
-        for (; i + F32_BLOCK <= n; i += F32_BLOCK) {
-            float block[F32_BLOCK];
-            memcpy(block, p + i * sizeof(float), sizeof block);
-            unsigned any = 0;
-            for (unsigned k = 0; k < F32_BLOCK; k++)
-                any |= f32_takes(block[k], best, minimize, later_wins);
-            if (__builtin_expect(!any, 1))
-                continue;
-            for (unsigned k = 0; k < F32_BLOCK; k++)
-                if (f32_takes(block[k], best, minimize, later_wins)) {
-                    if (isnan(block[k]))
-                        return false;
-                    best = block[k];
-                    chosen = i + k;
-                }
-        }
-    for (; i < n; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         float v;
-        memcpy(&v, p + i * stride, 4);
-        if (f32_takes(v, best, minimize, later_wins)) {
+        memcpy(&v, p + i * stride, sizeof v);
+        if (f32_takes(v, best->value, minimize, later_wins)) {
             if (isnan(v))
                 return false;
-            best = v;
-            chosen = i;
+            *best = (f32_best){ v, i };
         }
     }
-    *best_i = chosen;
-    return chosen != UINT64_MAX;
+    return true;
 }
 
-/* SEMANTICS D3 in float terms: strict comparison keeps the first extreme (INCREASING),
- * non-strict the last (DECREASING); +0 == -0 so they tie; no NaN reaches a comparison. */
-static bool f32_run_fast(const uint8_t *p, uint64_t n, uint64_t stride, bool minimize,
-                         bool decreasing, uint64_t *best_i)
+/* The float scan of a whole run from the worst value: true with the winner's position when
+ * it saw no NaN and took something (an all-(-inf) run under ARGMAX takes nothing). */
+static bool f32_run_fast(const arg_state *st, const uint8_t *p, uint64_t n, uint64_t stride,
+                         uint64_t *best_i)
 {
-    if (minimize)
-        return decreasing ? f32_scan(p, n, stride, true, true, best_i)
-                          : f32_scan(p, n, stride, true, false, best_i);
-    return decreasing ? f32_scan(p, n, stride, false, true, best_i)
-                      : f32_scan(p, n, stride, false, false, best_i);
+    const bool minimize = st->minimize, later = st->decreasing;
+    f32_best best = { minimize ? INFINITY : -INFINITY, F32_NONE };
+    bool clean;
+    if (stride == sizeof(float))
+        clean = st->kernels->f32_scan[minimize][later](p, n, 0, &best);
+    else if (minimize)
+        clean = later ? f32_scan_strided(p, n, stride, true, true, &best)
+                      : f32_scan_strided(p, n, stride, true, false, &best);
+    else
+        clean = later ? f32_scan_strided(p, n, stride, false, true, &best)
+                      : f32_scan_strided(p, n, stride, false, false, &best);
+    *best_i = best.at;
+    return clean && best.at != F32_NONE;
+}
+
+/* The same for a packed float16 run, widened block by block (exactly: half.h) into floats
+ * whose comparison is the halves' order. */
+static bool f16_run_fast(arg_state *st, const uint8_t *p, uint64_t n, uint64_t *best_i)
+{
+    const bool minimize = st->minimize, later = st->decreasing;
+    f32_best best = { minimize ? INFINITY : -INFINITY, F32_NONE };
+    for (uint64_t start = 0; start < n; start += KEY_BLOCK) {
+        uint64_t len = n - start < KEY_BLOCK ? n - start : KEY_BLOCK;
+        st->kernels->f16_widen(p + start * 2, len, st->widened);
+        if (!st->kernels->f32_scan[minimize][later]((const uint8_t *)st->widened, len, start, &best))
+            return false;
+    }
+    *best_i = best.at;
+    return best.at != F32_NONE;
 }
 
 /* run_exact for float16: the key is computed in the scanning loop itself. */
@@ -234,7 +233,10 @@ static void reduce_run(arg_state *st, const uint8_t *p, const loop_dim *d, uint6
 {
     uint64_t best_i;
     int64_t key;
-    if (st->fast_f32 && f32_run_fast(p, d->size, d->in_stride, st->minimize, st->decreasing, &best_i))
+    bool fast = st->fast_f32 ? f32_run_fast(st, p, d->size, d->in_stride, &best_i)
+              : st->input_f16 && d->in_stride == 2 ? f16_run_fast(st, p, d->size, &best_i)
+              : false;
+    if (fast)
         st->convert(p + best_i * d->in_stride, 1, 0, &st->rule, &key);
     else
         best_i = run_exact(st, p, d->size, d->in_stride, &key);
@@ -266,6 +268,34 @@ static void reduce_row_f32(arg_state *st, const uint8_t *p, const loop_dim *d, u
     st->saw_nan |= any_nan;
 }
 
+/* reduce_row as floats (kernels.h), for `rows` rows `row_stride` bytes apart that feed the
+ * same slots with reduced indices index, index + index_step, ...: a slot's first candidate,
+ * at reduced index 0, is taken as it is; later ones by f32_takes, which is the order of
+ * order.h because every slot sees its candidates in increasing index (rows_may_be_fast).
+ * A NaN gives up the whole walk. */
+static void reduce_rows_floats(arg_state *st, const uint8_t *p, const loop_dim *row,
+                               uint64_t rows, uint64_t row_stride, uint64_t slot,
+                               uint64_t index, uint64_t index_step)
+{
+    float *best = st->row_best + slot;
+    uint32_t *at = st->row_at + slot;
+    if (index == 0) {
+        bool any_nan = false;
+        memcpy(best, p, row->size * sizeof *best);
+        for (uint64_t j = 0; j < row->size; j++) {
+            any_nan |= isnan(best[j]);
+            at[j] = 0;
+        }
+        st->gave_up |= any_nan;
+        p += row_stride;
+        index += index_step;
+        rows--;
+    }
+    if (rows)
+        st->gave_up |= !st->kernels->f32_rows[st->minimize][st->decreasing](
+            p, row_stride, rows, row->size, (uint32_t)index, (uint32_t)index_step, best, at);
+}
+
 /* A row: element j feeds output slot slot + j * scratch_stride, all with reduced index
  * `index`. */
 static void reduce_row(arg_state *st, const uint8_t *p, const loop_dim *d, uint64_t slot,
@@ -291,18 +321,31 @@ static void reduce_row(arg_state *st, const uint8_t *p, const loop_dim *d, uint6
     }
 }
 
-/* Walks the outer dimensions like an odometer, handing each innermost run or row over. */
+/* Walks the outer dimensions like an odometer, handing each innermost run or row over;
+ * stops early when a fast row gives up.  Rows that merge as floats go over by the whole
+ * extent of the dimension around them when it is reduced (its rows feed the same slots), so
+ * that the kernel merges several rows per pass over the slots' bests. */
 static void walk(arg_state *st, const arg_plan *plan, const uint8_t *input)
 {
     const loop_dim *inner = &plan->dims[plan->rank - 1];
+    const loop_dim *around = plan->rank >= 2 ? &plan->dims[plan->rank - 2] : NULL;
+    const bool batched = st->rows_fast && around && around->scratch_stride == 0;
+    const unsigned unit = batched ? 2 : 1; /* dimensions each hand-over covers */
     uint64_t coord[DML_MAX_RANK] = { 0 };
     uint64_t offset = 0, slot = 0, index = 0;
     for (;;) {
-        if (inner->scratch_stride == 0)
+        if (batched)
+            reduce_rows_floats(st, input + offset, inner, around->size, around->in_stride, slot,
+                               index, around->weight);
+        else if (st->rows_fast)
+            reduce_rows_floats(st, input + offset, inner, 1, 0, slot, index, 0);
+        else if (inner->scratch_stride == 0)
             reduce_run(st, input + offset, inner, slot, index);
         else
             reduce_row(st, input + offset, inner, slot, index);
-        unsigned k = plan->rank - 1;
+        if (st->gave_up)
+            return;
+        unsigned k = plan->rank - unit;
         for (;;) {
             if (k == 0)
                 return;
@@ -343,41 +386,88 @@ static void write_indices(const dml_case *c, const arg_state *st, uint64_t out_c
     }
 }
 
+/* Can rows merge as floats (reduce_row_floats)?  Float32 without flushing, packed rows of
+ * packed slots, indices that fit the float path's 32 bits, and a walk that brings each slot
+ * its candidates in increasing reduced index: the reduced loop dimensions, outermost first,
+ * have decreasing weights (row-major over the reduced axes, SEMANTICS D2). */
+static bool rows_may_be_fast(const arg_state *st, const arg_plan *plan)
+{
+    const loop_dim *inner = &plan->dims[plan->rank - 1];
+    if (!st->fast_f32 || inner->scratch_stride != 1 || inner->in_stride != sizeof(float)
+        || plan->last_index >= UINT32_MAX)
+        return false;
+    uint64_t previous = UINT64_MAX;
+    for (unsigned k = 0; k + 1 < plan->rank; k++)
+        if (plan->dims[k].weight) {
+            if (plan->dims[k].weight >= previous)
+                return false;
+            previous = plan->dims[k].weight;
+        }
+    return true;
+}
+
+/* Sets every output slot to "no candidate yet" and clears what a walk found. */
+static void state_reset(arg_state *st, uint64_t out_count)
+{
+    for (uint64_t s = 0; s < out_count; s++) {
+        st->best_key[s] = ORDER_KEY_NONE;
+        st->best_rank[s] = ORDER_TIE_NONE;
+    }
+    st->saw_nan = st->gave_up = false;
+}
+
+static void *arg_alloc(uint64_t count, size_t size)
+{
+    void *p = malloc(count * size);
+    if (!p) {
+        /* The reference has no error channel (ref_fn); a case too large for memory cannot
+         * be judged, and pretending otherwise would be worse than stopping. */
+        fprintf(stderr, "dmlcheck reference: out of memory for %llu output elements\n",
+                (unsigned long long)count);
+        abort();
+    }
+    return p;
+}
+
 /* ARGMIN and ARGMAX differ only in the orientation of the order (OPF_MINIMIZES). */
 unsigned ref_arg_reduce(const dml_case *c, const exec_options *opt, case_outputs *out)
 {
     const bool minimize = op_table[c->op].flags & OPF_MINIMIZES;
     arg_plan plan;
     plan_build(c, &plan);
-    /* Only the fields before the key scratch block need zeroing: keys[] is always written
-     * by a conversion before it is read, and zeroing its 8 KiB cost more than small cases. */
-    arg_state *st = malloc(sizeof *st);
-    if (st) {
-        memset(st, 0, offsetof(arg_state, keys));
-        st->best_key = malloc(plan.out_count * sizeof *st->best_key);
-        st->best_rank = malloc(plan.out_count * sizeof *st->best_rank);
-    }
-    if (!st || !st->best_key || !st->best_rank) {
-        /* The reference has no error channel (ref_fn); a case too large for memory cannot
-         * be judged, and pretending otherwise would be worse than stopping. */
-        fprintf(stderr, "dmlcheck reference: out of memory for %llu output elements\n",
-                (unsigned long long)plan.out_count);
-        abort();
-    }
+    /* Only the fields before the scratch blocks need zeroing: keys[] and widened[] are always
+     * written before they are read, and zeroing 12 KiB cost more than small cases. */
+    arg_state *st = arg_alloc(1, sizeof *st);
+    memset(st, 0, offsetof(arg_state, keys));
+    st->best_key = arg_alloc(plan.out_count, sizeof *st->best_key);
+    st->best_rank = arg_alloc(plan.out_count, sizeof *st->best_rank);
     key_rule_init(&st->rule, minimize, opt);
     st->convert = key_converter(c->input.type, &st->rule);
+    st->kernels = ref_kernels_select();
     st->fast_f32 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT32 && !opt->flush_denormals;
     st->input_f16 = c->input.type == DML_TENSOR_DATA_TYPE_FLOAT16;
     st->minimize = minimize;
     st->decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
     st->last_index = plan.last_index;
-    for (uint64_t s = 0; s < plan.out_count; s++) {
-        st->best_key[s] = ORDER_KEY_NONE;
-        st->best_rank[s] = ORDER_TIE_NONE;
+    st->rows_fast = rows_may_be_fast(st, &plan);
+    if (st->rows_fast) {
+        st->row_best = arg_alloc(plan.out_count, sizeof *st->row_best);
+        st->row_at = arg_alloc(plan.out_count, sizeof *st->row_at);
     }
+    state_reset(st, plan.out_count);
     walk(st, &plan, c->input_data);
+    if (st->gave_up) { /* a NaN: the keys decide (SEMANTICS D4) */
+        st->rows_fast = false;
+        state_reset(st, plan.out_count);
+        walk(st, &plan, c->input_data);
+    } else if (st->rows_fast) {
+        for (uint64_t s = 0; s < plan.out_count; s++)
+            st->best_rank[s] = order_tie_rank(st->row_at[s], st->decreasing, st->last_index);
+    }
     write_indices(c, st, plan.out_count, out);
     unsigned classes = st->saw_nan ? CASE_CLASS_NAN : 0;
+    free(st->row_best);
+    free(st->row_at);
     free(st->best_key);
     free(st->best_rank);
     free(st);

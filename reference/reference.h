@@ -18,6 +18,10 @@ typedef unsigned (*ref_fn)(const dml_case *c, const exec_options *opt, case_outp
 #define OP(id, stem, module, since, flags) unsigned ref_##module(const dml_case *c, const exec_options *opt, case_outputs *out);
 #include "ops.def"
 
+/* The name of the kernel table the next execution will use: "avx2" where the CPU has AVX2
+ * and F16C, else (or with DMLCHECK_REFERENCE_PORTABLE=1 in the environment) "portable". */
+const char *ref_kernels_name(void);
+
 /* Dispatches on c->op through the table built from ops.def. */
 unsigned ref_run(const dml_case *c, const exec_options *opt, case_outputs *out);
 

@@ -10,6 +10,7 @@
 
 #include "case_builder.h"
 #include "dtype.h"
+#include "kernels.h"
 #include "naive.h"
 #include "op_module.h"
 #include "reference.h"
@@ -99,6 +100,52 @@ unsigned ref_logical(const dml_case *c, const exec_options *opt, uint64_t **outp
     return classes;
 }
 
+/* ref_logical with the portable kernel table forced (kernels.h), the environment restored
+ * afterwards. */
+static unsigned ref_logical_portable(const dml_case *c, const exec_options *opt,
+                                     uint64_t **output, uint64_t **indices)
+{
+    const char *was = getenv("DMLCHECK_REFERENCE_PORTABLE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("DMLCHECK_REFERENCE_PORTABLE", "1", 1);
+    unsigned classes = ref_logical(c, opt, output, indices);
+    if (saved)
+        setenv("DMLCHECK_REFERENCE_PORTABLE", saved, 1);
+    else
+        unsetenv("DMLCHECK_REFERENCE_PORTABLE");
+    free(saved);
+    return classes;
+}
+
+/* The checkasm rule: where this CPU selects a faster kernel table, its answer must be the
+ * portable table's, bit for bit (outputs, indices and classes). */
+static bool fast_equals_portable(const dml_case *c, const exec_options *opt, unsigned classes,
+                                 const uint64_t *out, const uint64_t *idx, char *why,
+                                 size_t size, size_t *used)
+{
+    const ref_kernels *fast = ref_kernels_select();
+    if (fast == &ref_kernels_portable)
+        return true;
+    uint64_t *plain_out, *plain_idx;
+    unsigned plain_classes = ref_logical_portable(c, opt, &plain_out, &plain_idx);
+    uint64_t n = case_tensor_elements(&c->output);
+    bool ok = classes == plain_classes;
+    if (!ok)
+        append(why, size, used, "classes: %s kernels 0x%x, portable 0x%x;", fast->name, classes,
+               plain_classes);
+    for (uint64_t i = 0; ok && i < n; i++)
+        if (out[i] != plain_out[i] || (idx && idx[i] != plain_idx[i])) {
+            append(why, size, used, "element %llu: %s kernels 0x%llx index %llu, portable 0x%llx "
+                   "index %llu;", (unsigned long long)i, fast->name, (unsigned long long)out[i],
+                   (unsigned long long)(idx ? idx[i] : 0), (unsigned long long)plain_out[i],
+                   (unsigned long long)(idx ? plain_idx[i] : 0));
+            ok = false;
+        }
+    free(plain_out);
+    free(plain_idx);
+    return ok;
+}
+
 bool check_against_naive(const dml_case *c, const exec_options *opt, char *why, size_t size)
 {
     uint64_t *out, *idx;
@@ -107,7 +154,7 @@ bool check_against_naive(const dml_case *c, const exec_options *opt, char *why, 
     naive_run(c, opt, &r);
     uint64_t n = case_tensor_elements(&c->output);
     size_t used = 0;
-    bool ok = true;
+    bool ok = fast_equals_portable(c, opt, classes, out, idx, why, size, &used);
     for (uint64_t i = 0; ok && i < n; i++) {
         if (out[i] != r.output[i]) {
             append(why, size, &used, "output[%llu]: reference 0x%llx, naive 0x%llx;",

@@ -14,8 +14,10 @@
 #include "tap.h"
 
 /* Runs ref_classify and the naive implementation on c under opt; true when every logical
- * output (and index) element has identical bits and the classes are equal.  On failure
- * `why` names the first difference and describes the case. */
+ * output (and index) element has identical bits and the classes are equal.  Where the CPU
+ * selects a faster kernel table (reference/kernels.h), the reference also runs with the
+ * portable table forced, and the two must agree bit for bit as well.  On failure `why`
+ * names the first difference and describes the case. */
 bool check_against_naive(const dml_case *c, const exec_options *opt, char *why, size_t size);
 
 /* One line describing c (op, types, sizes, strides, axes or pooling parameters) and, when

@@ -10,8 +10,11 @@
  *     exact scan of a reduced run (every type but FLOAT16, FLOAT32 when the float scan gives
  *     up: a NaN, an all-(-inf) run, flushed denormals) and in the merge of a kept row (every
  *     type but unflushed FLOAT32);
- *   - F32_BLOCK = 16 (arg_reduce.c): the float32 scan's vector blocks (every length here
- *     is also on either side of a multiple of 16);
+ *   - the float kernels (kernels.c SCAN_BLOCK = 16, kernels_x86.c SCAN_STEP = 32 and rows
+ *     of 8): every length here is also on either side of a multiple of 16 and 32; packed
+ *     FLOAT16 runs are widened to float32 in blocks of KEY_BLOCK;
+ *   - every check also runs the portable kernel table where the CPU selects a faster one
+ *     (ref_check.c), so both tables meet every edge below;
  *   - max_pooling.c has no block: it keys a whole N,C plane, one W row per call; its rows
  *     and planes are still taken past 1,024 and 2,048 elements.
  * Lengths are k*1024-1, k*1024 and k*1024+1 for k = 1, 2 (and 3 for runs), along contiguous,
