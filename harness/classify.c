@@ -411,6 +411,7 @@ static bool output_not_written(const dml_case *c, const element_case *e)
 }
 
 static bool tie_other_way(const dml_case *c, const element_case *e);
+static bool value_not_in_window(const dml_case *c, const element_case *e);
 
 /* SPEC D5: the expected answer is the type's losing end or the seed next to it, and the
  * backend returned a seed no element holds or left its index at 0 or all ones. */
@@ -445,6 +446,14 @@ static bool index_out_of_window(const dml_case *c, const element_case *e)
     if (!e->indices_differs)
         return false;
     return e->deciders.all_padding ? e->got.has_element : !e->w.got_element_inside;
+}
+
+/* Weaker than index_out_of_window, for judgement.also_kinds: pooled without indices, a
+ * returned value that no element of the window holds is what an index outside the window (or
+ * none) shows when there is no index to see. */
+static bool value_from_outside_window(const dml_case *c, const element_case *e)
+{
+    return !c->indices.present && value_not_in_window(c, e);
 }
 
 /* The window reaches into padding, the answer is a zero and a zero would beat the expected
@@ -601,7 +610,7 @@ static const explanation explanations[] = {
     { KIND_extreme_not_selectable, extreme_not_selectable, NULL, 0, false,
       "the answer is the type's extreme (SEMANTICS D5), and the returned value is a seed no element "
       "holds or the index was never set: a running extreme seeded with -FLT_MAX or the type's limit" },
-    { KIND_index_out_of_window, index_out_of_window, NULL, ALL_CLASSES, false,
+    { KIND_index_out_of_window, index_out_of_window, value_from_outside_window, ALL_CLASSES, false,
       "the returned index names no element of the reduction or window (a window wholly in "
       "padding has none: SEMANTICS D7)" },
     { KIND_narrowed_integer, narrowed_integer, NULL, 0, false,

@@ -297,36 +297,66 @@ static bool all_explained_by(const reader *rd, family *f, const char *kind, bool
     return !failed;
 }
 
-/* Joins each family whose every case a larger family's kind explains too (same operator
- * family and verdict) to that family: one bug, one row.  The list is in order, largest
- * first, so a family joins the first that explains it. */
+/* Judged failures first, then by case count (the list's order). */
+static int family_order(const void *pa, const void *pb)
+{
+    const family *a = pa, *b = pb;
+    bool fa = !strcmp(a->verdict, "fail"), fb = !strcmp(b->verdict, "fail");
+    if (fa != fb)
+        return fa ? -1 : 1;
+    return (a->cases < b->cases) - (a->cases > b->cases);
+}
+
+/* Joins each family whose every case another family's kind explains too (same operator family
+ * and verdict) to that family: one bug, one row.  Smallest first, each to the largest family
+ * that explains it and has not joined another; a family's kind is then that of most of its
+ * cases. */
 static bool join_explained(const reader *rd, family_list *l)
 {
-    if (!rd->has_also_kinds)
+    if (!rd->has_also_kinds || l->count < 2)
         return true;
-    size_t kept = 0;
-    for (size_t i = 0; i < l->count; i++) {
+    bool *joined = calloc(l->count, sizeof *joined);
+    uint64_t *own = calloc(l->count, sizeof *own); /* cases of the kind it is named by */
+    if (!joined || !own) {
+        free(joined);
+        free(own);
+        return err_set(rd->err, "out of memory reading families");
+    }
+    for (size_t i = 0; i < l->count; i++)
+        own[i] = l->items[i].cases;
+    bool ok = true;
+    for (size_t i = l->count; ok && i-- > 0;) { /* the list is largest first */
         family *f = &l->items[i];
-        family *host = NULL;
-        for (size_t j = 0; j < kept && !host; j++) {
+        size_t host = l->count;
+        for (size_t j = 0; ok && j < l->count; j++) {
             family *g = &l->items[j];
             bool yes = false;
-            if (strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict))
+            if (j == i || joined[j] || strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict)
+                || (host < l->count && l->items[host].cases >= g->cases))
                 continue;
-            if (!all_explained_by(rd, f, g->kind, &yes))
-                return false;
-            host = yes ? g : NULL;
+            ok = all_explained_by(rd, f, g->kind, &yes);
+            host = yes ? j : host;
         }
-        if (host && strlen(host->kinds) + strlen(f->kind) + 1 < sizeof host->kinds) {
-            strcat(host->kinds, f->kind);
-            strcat(host->kinds, ",");
-            host->cases += f->cases;
-        } else {
-            l->items[kept++] = *f;
+        family *g = host < l->count ? &l->items[host] : NULL;
+        if (!ok || !g || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+            continue;
+        strcat(g->kinds, f->kinds + 1);
+        g->cases += f->cases;
+        if (own[i] > own[host]) {
+            snprintf(g->kind, sizeof g->kind, "%s", f->kind);
+            own[host] = own[i];
         }
+        joined[i] = true;
     }
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++)
+        if (!joined[i])
+            l->items[kept++] = l->items[i];
     l->count = kept;
-    return true;
+    qsort(l->items, l->count, sizeof *l->items, family_order);
+    free(joined);
+    free(own);
+    return ok;
 }
 
 static bool grow(family_list *l, size_t *cap)

@@ -293,16 +293,40 @@ static bool try_drop_dims(search *s)
     return false;
 }
 
-/* Smaller sizes: to 1, 2 or 3, to about half, one or two less; keeping the front or the
- * back.  Neighbouring sizes give a ceil-sized pooling output a size that keeps it. */
+/* The sizes to try for a dimension of `size`, smallest first: 1, 2, 3, then size less a half,
+ * a quarter, ... of it (a bisection: a bug that needs a bound is found in a few rounds), and
+ * size - 2 (a neighbouring parity keeps a ceil-sized pooling output).  Returns the count. */
+static unsigned size_targets(UINT size, UINT *targets)
+{
+    unsigned n = 0;
+    UINT fixed[3] = { 1, 2, 3 };
+    for (unsigned i = 0; i < 3; i++)
+        targets[n++] = fixed[i];
+    for (UINT step = size / 2; step >= 1; step /= 2)
+        targets[n++] = size - step;
+    if (size > 2)
+        targets[n++] = size - 2;
+    /* insertion sort, then drop repeats and what does not shrink */
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned j = i; j > 0 && targets[j - 1] > targets[j]; j--) {
+            UINT t = targets[j];
+            targets[j] = targets[j - 1];
+            targets[j - 1] = t;
+        }
+    unsigned kept = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (targets[i] >= 1 && targets[i] < size && (!kept || targets[kept - 1] != targets[i]))
+            targets[kept++] = targets[i];
+    return kept;
+}
+
+/* Smaller sizes (size_targets), keeping the front or the back. */
 static bool try_smaller_sizes(search *s)
 {
     for (unsigned d = 0; d < s->current.input.rank; d++) {
-        UINT size = s->current.input.sizes[d];
-        UINT targets[7] = { 1, 2, 3, size / 2, size / 2 + 1, size - 1, size - 2 };
-        for (int t = 0; t < 7; t++) {
-            if (targets[t] < 1 || targets[t] >= size || (t && targets[t] <= targets[t - 1]))
-                continue;
+        UINT size = s->current.input.sizes[d], targets[40];
+        unsigned count = size_targets(size, targets);
+        for (unsigned t = 0; t < count; t++) {
             for (int back = 0; back < 2; back++) {
                 reshape r;
                 reshape_identity(&s->current, &r);

@@ -17,7 +17,8 @@
  * answers wrong, as a race would) one that does not repeat, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
  * (rank-8 inputs unsupported) a gap in what the plug-in claims, and bug=nan_sticky (a running
  * `if (v > best)` seeded with the scan's first element: a NaN there is never replaced, later
- * NaNs never win) a NaN behaviour, first-sticky in the report's NaN-policy fingerprint, so a
+ * NaNs never win) a NaN behaviour, first-sticky in the report's NaN-policy fingerprint, and
+ * bug=dilation (pooling windows read as if every dilation were 1) a geometry bug, so a
  * first run shows what a failing report looks like (several bug= arguments plant several):
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
  */
@@ -33,7 +34,8 @@
 
 #define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
     X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(FLAKY, "flaky")            \
-    X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported") X(NAN_STICKY, "nan_sticky")
+    X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported") X(NAN_STICKY, "nan_sticky")          \
+    X(DILATION, "dilation")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -237,7 +239,8 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
             uint64_t kk = k;
             bool inside = true;
             for (unsigned s = o->spatial; s-- > 0;) {
-                int64_t pos = (int64_t)oc[2 + s] * o->stride[s] + (int64_t)(kk % o->window[s]) * o->dilation[s]
+                uint32_t dilation = planted(ctx, BUG_DILATION) ? 1 : o->dilation[s];
+                int64_t pos = (int64_t)oc[2 + s] * o->stride[s] + (int64_t)(kk % o->window[s]) * dilation
                     - (int64_t)o->start[s];
                 kk /= o->window[s];
                 inside &= pos >= 0 && pos < (int64_t)o->in.sizes[2 + s];
@@ -278,7 +281,7 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
         if (k == sizeof bug_names / sizeof bug_names[0]) {
             snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
                      "bug=index16, bug=last_chunk, bug=rank8, bug=flaky, bug=refuse, "
-                     "bug=unsupported, bug=nan_sticky)", args[i]);
+                     "bug=unsupported, bug=nan_sticky, bug=dilation)", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
