@@ -346,6 +346,22 @@ static void html_failure_cards(const report_model *m, FILE *out)
 
 /* One row per family (families.h): status, operators, kind, cases, signatures, what its
  * failures need and the command that replays its smallest case. */
+/* Table header cells and plain-text cells, escaped. */
+static void html_head_cells(FILE *out, const char *const *head, unsigned n)
+{
+    for (unsigned c = 0; c < n; c++)
+        fprintf(out, "<th>%s</th>", head[c]);
+}
+
+static void html_cells(FILE *out, char cells[][REPORT_CELL_SIZE], unsigned n)
+{
+    for (unsigned c = 0; c < n; c++) {
+        fprintf(out, "<td>");
+        esc(out, cells[c]);
+        fprintf(out, "</td>");
+    }
+}
+
 static void html_families(const report_model *m, FILE *out)
 {
     const family_list *fl = &m->families;
@@ -357,19 +373,20 @@ static void html_families(const report_model *m, FILE *out)
         fprintf(out, "<p>None.</p>\n</section>\n");
         return;
     }
-    fprintf(out, "<div class=\"scroll\"><table>\n<tr><th>#</th><th>Status</th><th>Operators</th>"
-                 "<th>Kind</th><th>Cases</th><th>Signatures</th><th>Needs</th>"
-                 "<th>Smallest case</th></tr>\n");
+    static const char *const smallest[] = { "Smallest case" };
+    fprintf(out, "<div class=\"scroll\"><table>\n<tr>");
+    html_head_cells(out, report_family_head, REPORT_FAMILY_COLUMNS);
+    html_head_cells(out, smallest, 1);
+    fprintf(out, "</tr>\n");
     for (size_t i = 0; i < fl->count; i++) {
         const family *f = &fl->items[i];
         const report_signature *s = report_family_signature(m, f);
-        char buf[512];
-        fprintf(out, "<tr><td>%zu</td><td>%s</td><td>", i + 1, report_family_status(m, f));
-        esc(out, f->op);
-        fprintf(out, "</td><td>");
-        esc(out, f->kind);
-        fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", f->cases, f->signatures);
-        esc(out, f->needs[0] ? f->needs : "-");
+        char buf[512], cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE];
+        report_family_cells(m, i, cells);
+        fprintf(out, "<tr>");
+        html_cells(out, cells, REPORT_FAMILY_COLUMNS - 1);
+        fprintf(out, "<td>");
+        esc(out, cells[REPORT_FAMILY_COLUMNS - 1]); /* needs, with the breakdown under it */
         fprintf(out, "<br/><small>");
         esc(out, f->breakdown);
         fprintf(out, "</small></td><td><code>");
@@ -635,25 +652,22 @@ static void html_nan_prints(const report_model *m, FILE *out)
 {
     if (!report_has_nan_cases(m))
         return;
-    bool baseline = m->baseline != NULL;
     fprintf(out, "<section id=\"nan-policy\">\n<h2>NaN-policy fingerprint</h2>\n<p>The NaN "
                  "policies that explain every case of a backend whose rows or windows hold a NaN "
-                 "(docs/SEMANTICS.md).</p>\n<table>\n<tr><th>Backend</th><th>Operator</th>"
-                 "<th>Input</th><th>NaN policy</th>%s</tr>\n", baseline ? "<th>Baseline</th>" : "");
+                 "(docs/SEMANTICS.md).</p>\n<table>\n");
     for (size_t i = 0; i < m->nan_print_count; i++) {
-        const report_nan_fingerprint *f = &m->nan_prints[i];
-        char text[512];
-        fprintf(out, "<tr><td>");
-        esc(out, f->subject);
-        fprintf(out, "</td><td>%s</td><td>%s</td><td>", op_table[f->op].name, dtype_name(f->input));
-        esc(out, report_nan_fingerprint_text(f, false, text, sizeof text));
-        fprintf(out, "</td>");
-        if (baseline) {
-            fprintf(out, "<td>");
-            esc(out, f->has_baseline ? report_nan_fingerprint_text(f, true, text, sizeof text) : "-");
-            fprintf(out, "%s</td>", f->changed ? " <b>CHANGED</b>" : "");
+        char cells[REPORT_NAN_COLUMNS][REPORT_CELL_SIZE];
+        unsigned n = report_nan_cells(m, i, cells);
+        if (i == 0) {
+            fprintf(out, "<tr>");
+            html_head_cells(out, report_nan_head, n);
+            fprintf(out, "</tr>\n");
         }
-        fprintf(out, "</tr>\n");
+        fprintf(out, "<tr>");
+        html_cells(out, cells, n - 1);
+        fprintf(out, "<td>");
+        esc(out, cells[n - 1]);
+        fprintf(out, "%s</td></tr>\n", m->nan_prints[i].changed ? " <b>CHANGED</b>" : "");
     }
     fprintf(out, "</table>\n</section>\n");
 }

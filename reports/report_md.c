@@ -71,29 +71,41 @@ static void md_summary(const report_model *m, FILE *out)
 
 /* SEMANTICS "NaN-policy fingerprint": one row per backend, operator and float input type;
  * only when some case held a NaN, after `before`.  At most `limit` rows (0: all). */
+/* One table row of plain-text cells, escaped; `mark` (Markdown, may be "") after the last. */
+static void md_row(FILE *out, char cells[][REPORT_CELL_SIZE], unsigned n, const char *mark)
+{
+    for (unsigned c = 0; c < n; c++) {
+        fprintf(out, "| ");
+        md_text(out, cells[c]);
+        fputc(' ', out);
+    }
+    fprintf(out, "%s|\n", mark);
+}
+
+/* The header of a table: its columns' names, the numeric ones (1 bit each) right-aligned. */
+static void md_head(FILE *out, const char *const *head, unsigned n, unsigned numeric)
+{
+    for (unsigned c = 0; c < n; c++)
+        fprintf(out, "| %s ", head[c]);
+    fprintf(out, "|\n");
+    for (unsigned c = 0; c < n; c++)
+        fprintf(out, "|%s", (numeric >> c) & 1u ? "--:" : "---");
+    fprintf(out, "|\n");
+}
+
 static void md_nan_prints(const report_model *m, const char *before, size_t limit, FILE *out)
 {
     if (!report_has_nan_cases(m))
         return;
-    bool baseline = m->baseline != NULL;
     fprintf(out, "%s## NaN-policy fingerprint\n\nThe NaN policies that explain every case of a "
-                 "backend whose rows or windows hold a NaN (docs/SEMANTICS.md).\n\n"
-                 "| Backend | Operator | Input | NaN policy |%s\n|---|---|---|---|%s\n",
-            before, baseline ? " Baseline |" : "", baseline ? "---|" : "");
+                 "backend whose rows or windows hold a NaN (docs/SEMANTICS.md).\n\n", before);
     size_t shown = 0;
     for (size_t i = 0; i < m->nan_print_count && (!limit || shown < limit); i++, shown++) {
-        const report_nan_fingerprint *f = &m->nan_prints[i];
-        char text[512];
-        fprintf(out, "| ");
-        md_text(out, f->subject);
-        fprintf(out, " | %s | %s | ", op_table[f->op].name, dtype_name(f->input));
-        md_text(out, report_nan_fingerprint_text(f, false, text, sizeof text));
-        if (baseline) {
-            fprintf(out, " | ");
-            md_text(out, f->has_baseline ? report_nan_fingerprint_text(f, true, text, sizeof text) : "-");
-            fprintf(out, "%s", f->changed ? " **CHANGED**" : "");
-        }
-        fprintf(out, " |\n");
+        char cells[REPORT_NAN_COLUMNS][REPORT_CELL_SIZE];
+        unsigned n = report_nan_cells(m, i, cells);
+        if (i == 0)
+            md_head(out, report_nan_head, n, 0);
+        md_row(out, cells, n, m->nan_prints[i].changed ? "**CHANGED** " : "");
     }
     if (shown < m->nan_print_count)
         fprintf(out, "\n... and %zu more rows in the full report.\n", m->nan_print_count - shown);
@@ -216,15 +228,11 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
         return;
     }
     size_t shown = limit && fl->count > limit ? limit : fl->count;
-    fprintf(out, "| # | Status | Operators | Kind | Cases | Signatures | Needs |\n"
-                 "|--:|---|---|---|--:|--:|---|\n");
+    md_head(out, report_family_head, REPORT_FAMILY_COLUMNS, 1u << 0 | 1u << 4 | 1u << 5);
     for (size_t i = 0; i < shown; i++) {
-        const family *f = &fl->items[i];
-        fprintf(out, "| %zu | %s | %s | ", i + 1, report_family_status(m, f), f->op);
-        md_text(out, f->kind);
-        fprintf(out, " | %" PRIu64 " | %" PRIu64 " | ", f->cases, f->signatures);
-        md_text(out, f->needs[0] ? f->needs : "-");
-        fprintf(out, " |\n");
+        char cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE];
+        report_family_cells(m, i, cells);
+        md_row(out, cells, REPORT_FAMILY_COLUMNS, "");
     }
     if (shown < fl->count)
         fprintf(out, "\n... and %zu more families: the full report lists them.\n", fl->count - shown);

@@ -769,6 +769,44 @@ const char *report_family_status(const report_model *m, const family *f)
     return "expected";
 }
 
+const char *const report_family_head[REPORT_FAMILY_COLUMNS] = {
+    "#", "Status", "Operators", "Kind", "Cases", "Signatures", "Needs",
+};
+
+void report_family_cells(const report_model *m, size_t i,
+                         char cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE])
+{
+    const family *f = &m->families.items[i];
+    snprintf(cells[0], REPORT_CELL_SIZE, "%zu", i + 1);
+    snprintf(cells[1], REPORT_CELL_SIZE, "%s", report_family_status(m, f));
+    snprintf(cells[2], REPORT_CELL_SIZE, "%s", f->op);
+    snprintf(cells[3], REPORT_CELL_SIZE, "%s", f->kind);
+    snprintf(cells[4], REPORT_CELL_SIZE, "%" PRIu64, f->cases);
+    snprintf(cells[5], REPORT_CELL_SIZE, "%" PRIu64, f->signatures);
+    snprintf(cells[6], REPORT_CELL_SIZE, "%s", f->needs[0] ? f->needs : "-");
+}
+
+const char *const report_nan_head[REPORT_NAN_COLUMNS] = {
+    "Backend", "Operator", "Input", "NaN policy", "Baseline",
+};
+
+unsigned report_nan_cells(const report_model *m, size_t i,
+                          char cells[REPORT_NAN_COLUMNS][REPORT_CELL_SIZE])
+{
+    const report_nan_fingerprint *f = &m->nan_prints[i];
+    snprintf(cells[0], REPORT_CELL_SIZE, "%s", f->subject);
+    snprintf(cells[1], REPORT_CELL_SIZE, "%s", op_table[f->op].name);
+    snprintf(cells[2], REPORT_CELL_SIZE, "%s", dtype_name(f->input));
+    report_nan_fingerprint_text(f, false, cells[3], REPORT_CELL_SIZE);
+    if (!m->baseline)
+        return 4;
+    if (f->has_baseline)
+        report_nan_fingerprint_text(f, true, cells[4], REPORT_CELL_SIZE);
+    else
+        snprintf(cells[4], REPORT_CELL_SIZE, "-");
+    return 5;
+}
+
 const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size)
 {
     char selection[48];

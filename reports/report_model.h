@@ -255,6 +255,21 @@ const char *report_family_export_command(const report_model *m, size_t i, char *
 /* "dmlcheck exec --backend B family-N.json": the family's exported shrunk case run on the
  * backend of its signature s, quoted for the shell. */
 const char *report_family_exec_command(const report_signature *s, size_t i, char *buf, size_t size);
+/* The rows both renderers print as tables: what each column says has one home here, how
+ * a cell is escaped and laid out is the renderer's.  Cells are plain text. */
+#define REPORT_CELL_SIZE 512
+#define REPORT_FAMILY_COLUMNS 7
+extern const char *const report_family_head[REPORT_FAMILY_COLUMNS];
+/* #, status, operators, kind, cases, signatures, needs of family index i. */
+void report_family_cells(const report_model *m, size_t i,
+                         char cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE]);
+/* Backend, operator, input, NaN policy (and, with a baseline, the baseline's policy) of NaN
+ * fingerprint row i; the count of columns (4, or 5 with a baseline). */
+#define REPORT_NAN_COLUMNS 5
+extern const char *const report_nan_head[REPORT_NAN_COLUMNS];
+unsigned report_nan_cells(const report_model *m, size_t i,
+                          char cells[REPORT_NAN_COLUMNS][REPORT_CELL_SIZE]);
+
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);
