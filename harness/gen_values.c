@@ -245,18 +245,6 @@ static void poison_buffer(const value_source *vs, const tensor_view *v, uint8_t 
     memset(buf + slots * vs->esize, 0, bytes - slots * vs->esize);
 }
 
-/* Advances row-major coordinates by one, keeping the element offset in step. */
-static void step_coords(const tensor_view *v, uint32_t *coords, uint64_t *offset)
-{
-    for (unsigned d = v->rank; d-- > 0;) {
-        *offset += v->strides[d];
-        if (++coords[d] < v->sizes[d])
-            return;
-        *offset -= v->strides[d] * v->sizes[d];
-        coords[d] = 0;
-    }
-}
-
 /* One row of the innermost dimension, with the element size fixed so the store inlines. */
 #define FILL_ROW(T)                                                                           \
     for (uint64_t i = 0; i < n; i++) {                                                        \
@@ -309,7 +297,7 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
         rows.sizes[d] = 1;
     for (uint64_t done = 0; done < v->elements; done += n) {
         fill_row(p, vs, buf, offset, n, stride);
-        step_coords(&rows, coords, &offset);
+        tensor_view_step(&rows, coords, &offset);
     }
 }
 
@@ -331,7 +319,7 @@ static void stamp_decider_ends(const value_source *vs, const dml_case *c, const 
             store(vs, buf, last, vs->extreme);
         }
         uint64_t unused = 0;
-        step_coords(&out, oc, &unused);
+        tensor_view_step(&out, oc, &unused);
     }
 }
 

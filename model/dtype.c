@@ -1,5 +1,5 @@
-/* dtype.c: the data-type table and raw-bit access.  Loads and stores go through memcpy so
- * unaligned and type-punned buffers stay defined behaviour. */
+/* dtype.c: the data-type table, its index by type value (dtype.h's inline accessors read
+ * it), names and raw-bit conversions. */
 #include "dtype.h"
 
 #include <string.h>
@@ -13,13 +13,20 @@ const dtype_info dtype_table[] = {
 };
 const size_t DTYPE_COUNT = sizeof dtype_table / sizeof dtype_table[0];
 
-const dtype_info *dtype_get(DML_TENSOR_DATA_TYPE t)
-{
-    for (size_t i = 0; i < DTYPE_COUNT; i++)
-        if (dtype_table[i].type == t)
-            return &dtype_table[i];
-    return NULL;
-}
+/* Row of each type in dtype_table. */
+enum dtype_row {
+#define DTYPE(id, stem, bytes, kind) DTYPE_ROW_##id,
+#include "dtypes.def"
+};
+
+#define DTYPE(id, stem, bytes, kind) \
+    _Static_assert(DML_TENSOR_DATA_TYPE_##id < DTYPE_VALUE_LIMIT, "DTYPE_VALUE_LIMIT is too small for " #id);
+#include "dtypes.def"
+
+const dtype_info *const dtype_by_value[DTYPE_VALUE_LIMIT] = {
+#define DTYPE(id, stem, bytes, kind) [DML_TENSOR_DATA_TYPE_##id] = &dtype_table[DTYPE_ROW_##id],
+#include "dtypes.def"
+};
 
 DML_TENSOR_DATA_TYPE dtype_from_name(const char *name)
 {
@@ -39,48 +46,6 @@ const char *dtype_stem(DML_TENSOR_DATA_TYPE t)
 {
     const dtype_info *d = dtype_get(t);
     return d ? d->stem : "unknown";
-}
-
-unsigned dtype_size(DML_TENSOR_DATA_TYPE t)
-{
-    const dtype_info *d = dtype_get(t);
-    return d ? d->bytes : 0;
-}
-
-bool dtype_is_float(DML_TENSOR_DATA_TYPE t)
-{
-    const dtype_info *d = dtype_get(t);
-    return d && d->kind == DTYPE_KIND_FLOAT;
-}
-
-bool dtype_is_signed_int(DML_TENSOR_DATA_TYPE t)
-{
-    const dtype_info *d = dtype_get(t);
-    return d && d->kind == DTYPE_KIND_SIGNED;
-}
-
-uint64_t dtype_load_bits(const void *buf, DML_TENSOR_DATA_TYPE t, uint64_t elem)
-{
-    const unsigned char *p = (const unsigned char *)buf;
-    switch (dtype_size(t)) {
-    case 1: return p[elem];
-    case 2: { uint16_t v; memcpy(&v, p + elem * 2, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p + elem * 4, 4); return v; }
-    case 8: { uint64_t v; memcpy(&v, p + elem * 8, 8); return v; }
-    default: return 0;
-    }
-}
-
-void dtype_store_bits(void *buf, DML_TENSOR_DATA_TYPE t, uint64_t elem, uint64_t bits)
-{
-    unsigned char *p = (unsigned char *)buf;
-    switch (dtype_size(t)) {
-    case 1: p[elem] = (unsigned char)bits; break;
-    case 2: { uint16_t v = (uint16_t)bits; memcpy(p + elem * 2, &v, 2); break; }
-    case 4: { uint32_t v = (uint32_t)bits; memcpy(p + elem * 4, &v, 4); break; }
-    case 8: memcpy(p + elem * 8, &bits, 8); break;
-    default: break;
-    }
 }
 
 int64_t dtype_bits_to_i64(DML_TENSOR_DATA_TYPE t, uint64_t bits)

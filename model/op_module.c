@@ -5,14 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords)
-{
-    uint64_t logical = 0;
-    for (unsigned d = 0; d < t->rank; d++)
-        logical = logical * t->sizes[d] + coords[d];
-    return logical;
-}
-
 /* Decimal digits of x at p (no terminator); returns the count.  Hand-written because this
  * runs for every recorded case, where snprintf's format parsing was 3% of the run. */
 static size_t put_decimal(char *p, UINT x)

@@ -196,8 +196,15 @@ bool case_tensor_from_desc(case_tensor *t, const DML_TENSOR_DESC *d, const char 
 bool op_case_from_params(op_id op, const char *params, const char *input_sizes,
                          const char *output_sizes, dml_case *c);
 
-/* Logical row-major index of coordinates in t. */
-uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords);
+/* Logical row-major index of coordinates in t (inline: the NaN fingerprint calls it per
+ * decider). */
+static inline uint64_t op_logical_of_coords(const case_tensor *t, const uint32_t *coords)
+{
+    uint64_t logical = 0;
+    for (unsigned d = 0; d < t->rank; d++)
+        logical = logical * t->sizes[d] + coords[d];
+    return logical;
+}
 /* "[1,2,3]" into buf (cut short, still terminated, when it does not fit). */
 const char *op_uints_text(const UINT *v, UINT n, char *buf, size_t size);
 

@@ -65,20 +65,3 @@ void tensor_view_from_desc(tensor_view *v, const DML_BUFFER_TENSOR_DESC *d)
     v->elements = tensor_element_count(v->rank, d->Sizes);
 }
 
-uint64_t tensor_view_offset(const tensor_view *v, uint64_t logical)
-{
-    uint64_t off = 0;
-    for (unsigned i = v->rank; i-- > 0;) {
-        off += (logical % v->sizes[i]) * v->strides[i];
-        logical /= v->sizes[i];
-    }
-    return off;
-}
-
-void tensor_view_coords(const tensor_view *v, uint64_t logical, uint32_t *coords)
-{
-    for (unsigned i = v->rank; i-- > 0;) {
-        coords[i] = (uint32_t)(logical % v->sizes[i]);
-        logical /= v->sizes[i];
-    }
-}

@@ -36,10 +36,20 @@ typedef struct tensor_view {
 } tensor_view;
 
 void tensor_view_from_desc(tensor_view *v, const DML_BUFFER_TENSOR_DESC *d);
+/* These are inline: the generator, the comparison, the judge and the fuzz oracles call
+ * them per element (an out-of-line call into the coverage-instrumented model library cost the
+ * fuzz oracles, which are built without that instrumentation, most of their time). */
 /* Element offset in the buffer of the logical element with row-major index `logical`. */
-uint64_t tensor_view_offset(const tensor_view *v, uint64_t logical);
+static inline uint64_t tensor_view_offset(const tensor_view *v, uint64_t logical)
+{
+    uint64_t off = 0;
+    for (unsigned i = v->rank; i-- > 0;) {
+        off += (logical % v->sizes[i]) * v->strides[i];
+        logical /= v->sizes[i];
+    }
+    return off;
+}
 /* Element offset of coordinates coords[0..rank). */
-/* Inline: the generator and the judge call it per element. */
 static inline uint64_t tensor_view_offset_coords(const tensor_view *v, const uint32_t *coords)
 {
     uint64_t off = 0;
@@ -47,7 +57,24 @@ static inline uint64_t tensor_view_offset_coords(const tensor_view *v, const uin
         off += coords[i] * v->strides[i];
     return off;
 }
+/* Advances row-major coordinates by one, keeping the element offset in step. */
+static inline void tensor_view_step(const tensor_view *v, uint32_t *coords, uint64_t *offset)
+{
+    for (unsigned d = v->rank; d-- > 0;) {
+        *offset += v->strides[d];
+        if (++coords[d] < v->sizes[d])
+            return;
+        *offset -= v->strides[d] * v->sizes[d];
+        coords[d] = 0;
+    }
+}
 /* Splits a logical row-major index into coordinates. */
-void tensor_view_coords(const tensor_view *v, uint64_t logical, uint32_t *coords);
+static inline void tensor_view_coords(const tensor_view *v, uint64_t logical, uint32_t *coords)
+{
+    for (unsigned i = v->rank; i-- > 0;) {
+        coords[i] = (uint32_t)(logical % v->sizes[i]);
+        logical /= v->sizes[i];
+    }
+}
 
 #endif

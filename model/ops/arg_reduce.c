@@ -199,14 +199,25 @@ static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, de
 {
     if (facts)
         *facts = (decider_facts){ .has_padding = false, .all_padding = false };
-    uint64_t count = reduced_count(c);
+    if (!visit)
+        return false;
+    /* Index order (arg_reduce_input_of_index): an odometer over the reduced axes in
+     * ascending order, the last fastest; the fingerprint walks every row this way. */
+    unsigned axes[DML_MAX_RANK];
+    unsigned n = sorted_axes(c, axes);
     uint32_t in[DML_MAX_RANK];
-    for (uint64_t r = 0; visit && r < count; r++) {
-        arg_reduce_input_of_index(c, out, r, in);
+    memcpy(in, out, sizeof(uint32_t) * c->input.rank);
+    for (unsigned i = 0; i < n; i++)
+        in[axes[i]] = 0;
+    for (;;) {
         if (visit(c, in, ctx))
             return true;
+        unsigned i = n;
+        while (i-- > 0 && ++in[axes[i]] == c->input.sizes[axes[i]])
+            in[axes[i]] = 0;
+        if (i == (unsigned)-1)
+            return false;
     }
-    return false;
 }
 
 /* One row: the reduced elements in index order, each labelled with its index. */

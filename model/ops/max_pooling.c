@@ -296,11 +296,12 @@ static bool max_pooling_input_of_index(const dml_case *c, const uint32_t *out, u
                                        uint32_t *in)
 {
     (void)out;
-    tensor_view v;
-    case_tensor_view(&c->input, &v);
-    if (index >= v.elements)
+    if (index >= case_tensor_elements(&c->input))
         return false;
-    tensor_view_coords(&v, index, in);
+    for (unsigned d = c->input.rank; d-- > 0;) { /* row-major coordinates of the flat index */
+        in[d] = (uint32_t)(index % c->input.sizes[d]);
+        index /= c->input.sizes[d];
+    }
     return true;
 }
 
@@ -309,20 +310,17 @@ static bool max_pooling_input_of_index(const dml_case *c, const uint32_t *out, u
 static bool max_pooling_visit_deciders(const dml_case *c, const uint32_t *out, decider_visit visit,
                                        void *ctx, decider_facts *facts)
 {
-    unsigned first = c->input.rank - c->spatial_count;
-    uint64_t positions = 1;
-    for (unsigned s = 0; s < c->spatial_count; s++)
-        positions *= c->window[s];
+    unsigned first = c->input.rank - c->spatial_count, spatial = c->spatial_count;
     decider_facts f = { .has_padding = false, .all_padding = true };
     bool stopped = false;
-    for (uint64_t p = 0; p < positions && !stopped; p++) {
-        uint32_t in[DML_MAX_RANK];
-        memcpy(in, out, sizeof(uint32_t) * c->input.rank);
-        uint64_t rest = p;
+    /* An odometer over the window's taps, the last spatial axis fastest (row-major). */
+    uint64_t k[DML_MAX_SPATIAL] = { 0 };
+    uint32_t in[DML_MAX_RANK];
+    memcpy(in, out, sizeof(uint32_t) * c->input.rank);
+    for (;;) {
         bool inside = true;
-        for (unsigned s = c->spatial_count; s-- > 0;) {
-            int64_t pos = tap_position(c, s, out[first + s], rest % c->window[s]);
-            rest /= c->window[s];
+        for (unsigned s = 0; s < spatial; s++) {
+            int64_t pos = tap_position(c, s, out[first + s], k[s]);
             if (pos < 0 || pos >= (int64_t)c->input.sizes[first + s])
                 inside = false;
             else
@@ -331,6 +329,11 @@ static bool max_pooling_visit_deciders(const dml_case *c, const uint32_t *out, d
         f.has_padding |= !inside;
         f.all_padding &= !inside;
         stopped = inside && visit && visit(c, in, ctx);
+        unsigned s = spatial;
+        while (s-- > 0 && ++k[s] == c->window[s])
+            k[s] = 0;
+        if (stopped || s == (unsigned)-1)
+            break;
     }
     if (facts)
         *facts = f;
