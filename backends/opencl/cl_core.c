@@ -3,20 +3,24 @@
  *
  * Opening picks a device (cl_device.c), creates one context and in-order queue, and builds
  * the program once (cl_program.c, with its on-disk binary cache); the kernel objects live
- * as long as the backend.  A run then costs one write, one or two kernel launches and one
- * read, whatever the case:
+ * as long as the backend.  A batch of cases (one case is a batch of one) then costs one
+ * write, one launch per kernel its cases use and one read:
  *
- *   arena = [ parameter block | input | guard | output | guard | indices | guard ] [scratch]
- *           '------------------------- the image ----------------------------'
+ *   arena = [ dispatch block | case tables ][ case 1 ][ case 2 ]... [ scratch 1 ][ scratch 2 ]...
+ *   case  = [ parameter block | input | guard | output | guard | indices | guard ]
+ *           '------------------------- the image (read back) ------------------------'
  *
- * The host builds the image (parameters, the input bytes, the caller's canary-filled output
- * buffers, GUARD_BYTE everywhere else), writes it, runs the kernels and reads the image back.
- * Every byte outside the output and indices buffers must read back as written: a changed
- * guard or parameter byte is CL_RUN_OUT_OF_BOUNDS_WRITE, a changed input byte
- * CL_RUN_INPUT_MODIFIED (both checks are memcmp over bytes already read, so they cost no
- * transfer of their own).  Bytes of the outputs the kernels leave alone come back as the
- * caller's own canary.  The arena and the host images grow geometrically and are reused across runs;
- * kernel arguments are set only when the arena is reallocated.
+ * Each kernel's launch covers the work-items of every case that uses it, one after the other;
+ * a work-item looks its case up in the kernel's table (cl_params.h, order.cl's batch_case).
+ * The host builds the image (dispatch block, then per case its parameters, the input bytes,
+ * the caller's canary-filled output buffers, GUARD_BYTE everywhere else), writes it, runs the
+ * kernels and reads the image back.  Every byte of a case's region outside its output and
+ * indices buffers must read back as written: a changed guard or parameter byte is that case's
+ * CL_RUN_OUT_OF_BOUNDS_WRITE, a changed input byte its CL_RUN_INPUT_MODIFIED (both checks are
+ * memcmp over bytes already read, so they cost no transfer of their own); a changed byte of
+ * the dispatch block fails the whole batch.  Bytes of the outputs the kernels leave alone
+ * come back as the caller's own canary.  The arena and the host images grow geometrically
+ * and are reused across runs; kernel arguments are set only when the arena is reallocated.
  *
  * A device without CL_FP_DENORM is reported as flushing denormals, and its runs judge fp32
  * denormals as flushed (cl_exec.flush_denormals), which is the answer the harness
