@@ -222,6 +222,8 @@ static void child_range(child_state *s, uint64_t first, uint32_t count, bool alo
             batch_case held = *bc;
             child_batch(s, cases, n);
             cases[0] = held;
+            if (cases[0].generated) /* its descriptor points into the case: moved, relinked */
+                case_link(&cases[0].c);
             n = 0;
             elements = 0;
         }

@@ -41,6 +41,11 @@ run run --backend "plugin:$plugin,crash_elements=$N" $common --db "$tmp/crash.sq
 check "crash_run_ends_with_failure" rc_is 1
 check "crash_charged_to_its_case" blamed "$tmp/crash.sqlite" crash
 
+# Default sizes: a case too big to join the batch before it starts the next one (the worker
+# moves it; seed 42's case 200 is one), and must keep its own descriptor.
+run run --backend "plugin:$plugin" --cases 400 --seed 42 --shrink-budget 0 --db "$tmp/split.sqlite"
+check "batches_split_by_size_keep_each_case" rc_is 0
+
 run run --backend "plugin:$plugin,hang_elements=$N" $common --case-timeout 300 --db "$tmp/hang.sqlite"
 check "hang_run_ends_with_failure" rc_is 1
 check "hang_charged_to_its_case" blamed "$tmp/hang.sqlite" hang
