@@ -60,7 +60,18 @@ typedef struct backend_info {
     bool flushes_denormals; /* fp32 denormals may be flushed (no CL_FP_DENORM) */
     bool validates;         /* checks descriptors as DirectML does, so it can be sent ones it
                                must refuse (dml_case.must_reject); run then only creates */
+    bool batches;           /* run_batch runs small cases faster together than one by one, so
+                               the worker hands it several at once */
 } backend_info;
+
+/* One case of a batch (backend_vtable.run_batch): what run takes, and what it gives back. */
+typedef struct backend_batch_item {
+    const dml_case *c;
+    exec_options exec;
+    case_outputs *out;
+    run_status status; /* out */
+    dmlc_error err;    /* out: why, for a status other than RUN_OK */
+} backend_batch_item;
 
 typedef struct backend backend; /* opaque, one per implementation */
 
@@ -75,6 +86,9 @@ typedef struct backend_vtable {
                       dmlc_error *err);
     void (*info)(backend *b, backend_info *info);
     void (*close)(backend *b);
+    /* Optional (NULL when the backend has none): runs count cases, each exactly as run would
+     * (own options, status and message). */
+    void (*run_batch)(backend *b, backend_batch_item *items, size_t count);
     /* Optional (NULL when the backend has none).  `dmlcheck devices`: lists the devices the
      * backend can open on f, marking the one `device` selects; returns the command's exit
      * status (0 a device is selected, 2 none or no match, err says why). */

@@ -113,8 +113,10 @@ static bool backend_validates(const backend_vtable *vt, backend *b)
     return info.validates;
 }
 
-void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const exec_options *exec,
-               check_buffers *buf, check_answer *a)
+/* Before the backend runs c: guarded outputs, the input's copy, and whether it may be sent
+ * at all.  False when the answer is already known (in a). */
+static bool run_begin(const backend_vtable *vt, backend *b, const dml_case *c, check_buffers *buf,
+                      check_answer *a)
 {
     memset(a, 0, sizeof *a);
     UINT64 in_bytes = case_tensor_bytes(&c->input);
@@ -128,31 +130,79 @@ void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const ex
                  "guarded outputs and the input's copy, %llu bytes (outputs %llu + guard bands "
                  "%u + input %llu)", (unsigned long long)(out_bytes + guards + in_bytes),
                  (unsigned long long)out_bytes, guards, (unsigned long long)in_bytes);
-        return;
+        return false;
     }
     memcpy(buf->input_copy, c->input_data, in_bytes);
-    dmlc_error err = { "" };
     if (c->must_reject && !backend_validates(vt, b)) {
         a->status = RUN_UNSUPPORTED;
         snprintf(a->message, sizeof a->message, "the backend does not check descriptors, so it is "
                  "not sent ones it must refuse");
-        return;
+        return false;
     }
-    double t0 = now_us();
-    a->status = vt->run(b, c, exec, &a->outputs, &err);
-    a->time_us = now_us() - t0;
+    return true;
+}
+
+/* After the backend ran c with status s: the guards and the input, whatever it said. */
+static void run_end(const dml_case *c, const check_buffers *buf, run_status s, dmlc_error *err,
+                    check_answer *a)
+{
+    a->status = s;
     const case_outputs *o = &a->outputs;
     if (a->status == RUN_OK && (!guards_intact(o->output, o->output_bytes)
                                 || (o->indices && !guards_intact(o->indices, o->indices_bytes)))) {
         a->status = RUN_OUT_OF_BOUNDS_WRITE;
-        snprintf(err.msg, sizeof err.msg, "a byte just outside an output buffer was written");
+        snprintf(err->msg, sizeof err->msg, "a byte just outside an output buffer was written");
     }
-    if (a->status == RUN_OK && memcmp(buf->input_copy, c->input_data, in_bytes)) {
+    if (a->status == RUN_OK && memcmp(buf->input_copy, c->input_data, case_tensor_bytes(&c->input))) {
         a->status = RUN_INPUT_MODIFIED;
-        snprintf(err.msg, sizeof err.msg, "the input buffer changed during the run");
+        snprintf(err->msg, sizeof err->msg, "the input buffer changed during the run");
     }
-    if (a->status != RUN_OK)
-        snprintf(a->message, sizeof a->message, "%s", err.msg);
+    if (a->status != RUN_OK) /* cut to fit, as the message's size says */
+        snprintf(a->message, sizeof a->message, "%.*s", (int)sizeof a->message - 1, err->msg);
+}
+
+void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const exec_options *exec,
+               check_buffers *buf, check_answer *a)
+{
+    if (!run_begin(vt, b, c, buf, a))
+        return;
+    dmlc_error err = { "" };
+    double t0 = now_us();
+    run_status s = vt->run(b, c, exec, &a->outputs, &err);
+    a->time_us = now_us() - t0;
+    run_end(c, buf, s, &err, a);
+}
+
+void check_run_batch(const backend_vtable *vt, backend *b, const dml_case *const *cases,
+                     size_t count, const exec_options *exec, check_buffers *bufs,
+                     check_answer *answers)
+{
+    backend_batch_item *items = malloc((count ? count : 1) * sizeof *items);
+    size_t *case_of = malloc((count ? count : 1) * sizeof *case_of);
+    if (!vt->run_batch || !items || !case_of) {
+        free(items);
+        free(case_of);
+        for (size_t i = 0; i < count; i++)
+            check_run(vt, b, cases[i], exec, &bufs[i], &answers[i]);
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (run_begin(vt, b, cases[i], &bufs[i], &answers[i])) {
+            items[n] = (backend_batch_item){ .c = cases[i], .exec = *exec, .out = &answers[i].outputs };
+            case_of[n++] = i;
+        }
+    double t0 = now_us();
+    if (n)
+        vt->run_batch(b, items, n);
+    double share_us = n ? (now_us() - t0) / (double)n : 0;
+    for (size_t k = 0; k < n; k++) {
+        check_answer *a = &answers[case_of[k]];
+        a->time_us = share_us;
+        run_end(cases[case_of[k]], &bufs[case_of[k]], items[k].status, &items[k].err, a);
+    }
+    free(items);
+    free(case_of);
 }
 
 /* ---- Judging ------------------------------------------------------------------------ */

@@ -80,6 +80,12 @@ void check_buffers_free(check_buffers *b);
  * the guards and the input afterwards.  a->outputs point into buf until its next use. */
 void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const exec_options *exec,
                check_buffers *buf, check_answer *a);
+/* The backend half of count cases in one call of the backend's run_batch (one by one when it
+ * has none): each case checked as check_run checks it, in buffers of its own (bufs[i]); the
+ * batch's backend time is shared evenly among the cases that ran. */
+void check_run_batch(const backend_vtable *vt, backend *b, const dml_case *const *cases,
+                     size_t count, const exec_options *exec, check_buffers *bufs,
+                     check_answer *answers);
 
 typedef struct check_result {
     judgement j;            /* verdict, kind, count, first difference and the inputs it picked */

@@ -9,7 +9,8 @@
  * counters, so the database is always a consistent prefix of the run.
  *
  * A crash or hang is charged to the case whose answer was due; the worker is restarted and
- * the lost requests are sent again.  The stop flag is checked between batches and, through
+ * the lost requests are sent again.  One that ends a backend batch (worker.h) is charged to no
+ * case: the batch's cases are run again one by one, and the one that dies alone is charged.  The stop flag is checked between batches and, through
  * the worker, every 100 ms while an answer is awaited: the case in flight and the rest of its
  * batch are dropped, what was recorded is committed, and the run is marked interrupted.
  */
@@ -854,6 +855,30 @@ static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slo
     return true;
 }
 
+/* Receives the answer to case i of `cur`.  A death inside a backend batch blames no case
+ * yet: the worker is restarted, the batch's cases are asked for again, each alone, then the
+ * rest, and case i's answer is awaited again.  False as worker_receive, or when the worker
+ * cannot be restarted. */
+static bool receive_answer(runner *r, const slot *cur, uint32_t i, const slot *next,
+                           worker_answer *a, dmlc_error *err)
+{
+    for (;;) {
+        if (!worker_receive(r->w, &cur->cases[i].c, a, err))
+            return false;
+        uint32_t lost = worker_batch_lost(r->w);
+        if (a->died == KIND_NONE || lost <= 1)
+            return true;
+        worker_answer_free(a);
+        if (!worker_restart(r->w, err))
+            return err_prefix(err, "restarting the worker after a batch crashed or hung");
+        dmlc_error ignored; /* a failed write is a death, which the next answer reports */
+        worker_send_range_alone(r->w, slot_index(r->o, cur, i), lost, &ignored);
+        if (i + lost < cur->count)
+            request_range(r, slot_index(r->o, cur, i + lost), cur->count - i - lost);
+        request_range(r, next->first, next->count);
+    }
+}
+
 /* Receives, judges and records the answers of one batch. */
 static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
 {
@@ -861,7 +886,7 @@ static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
         slot_case *sc = &cur->cases[i];
         uint64_t index = slot_index(r->o, cur, i);
         worker_answer a;
-        if (!worker_receive(r->w, &sc->c, &a, err)) {
+        if (!receive_answer(r, cur, i, next, &a, err)) {
             r->stopped = worker_interrupted(r->w);
             return r->stopped;
         }

@@ -34,8 +34,19 @@
 /* Answer status for a case the worker had no memory for (the case's input or the guarded
  * outputs): the backend did not run and is not to blame; the message says what and how big. */
 #define WIRE_OUT_OF_MEMORY (-2)
+/* Not an answer: the next output_len answers come from one backend call (a batch), which
+ * may take indices_len ms in all.  Sent before the call, so a death during it is known to
+ * belong to the batch, not to the first case whose answer was due. */
+#define WIRE_BATCH (-3)
 
-enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2 };
+/* A backend batch (backend_info.batches): at most this many cases, of at most this many
+ * input elements together; a bigger case runs alone. */
+#define BATCH_CASES 64
+#define BATCH_ELEMENTS (1u << 18)
+
+/* REQUEST_RANGE_ALONE: a range whose cases run one backend call each (after a batch died,
+ * to find the case to blame). */
+enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2, REQUEST_RANGE_ALONE = 3 };
 
 typedef struct request {
     uint32_t magic, type, count, pad;
@@ -64,6 +75,9 @@ struct worker {
     uint8_t *buf;               /* read buffer for answers */
     size_t start, end;
     bool interrupted;           /* the last wait ended on the stop flag */
+    uint32_t batch_left;        /* answers still due from the announced backend batch */
+    double batch_deadline_ms;   /* by when they are due */
+    uint32_t batch_lost;        /* the last death: cases of its batch without an answer */
 };
 
 /* The statuses whose answers carry the outputs the backend wrote (run_status_has_outputs). */
@@ -84,12 +98,14 @@ static int wait_readable(worker *w, double deadline_ms)
 
 /* ---- The child ---------------------------------------------------------------------- */
 
-/* What the child keeps across cases: the backend and the guarded buffers of check_run. */
+/* What the child keeps across cases: the backend and the guarded buffers of check_run, one
+ * set per case of a backend batch. */
 typedef struct child_state {
     backend *b;
     const worker_config *cfg;
     int in, out;
-    check_buffers buf;
+    bool batches;               /* the backend runs small cases faster in batches */
+    check_buffers buf[BATCH_CASES];
 } child_state;
 
 static void child_answer(child_state *s, int32_t status, double time_us, const case_outputs *o,
@@ -136,25 +152,90 @@ static void child_answer(child_state *s, int32_t status, double time_us, const c
 static void child_run(child_state *s, const dml_case *c)
 {
     check_answer a;
-    check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf, &a);
+    check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf[0], &a);
     child_answer(s, a.out_of_memory ? WIRE_OUT_OF_MEMORY : (int32_t)a.status, a.time_us, &a.outputs,
                  a.status == RUN_OK ? NULL : a.message);
 }
 
-static void child_range(child_state *s, uint64_t first, uint32_t count)
+/* One case of a backend batch: generated, or not (err says why). */
+typedef struct batch_case {
+    dml_case c;
+    bool generated;
+    dmlc_error err;
+} batch_case;
+
+/* The time a batch of cases may take: --case-timeout once (the batch is one backend call)
+ * plus each case's allowance per input element. */
+static unsigned batch_limit_ms(unsigned case_timeout_ms, const batch_case *cases, size_t n)
+{
+    uint64_t limit = case_timeout_ms;
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].generated)
+            limit += worker_case_limit_ms(case_timeout_ms, &cases[i].c) - case_timeout_ms;
+    return limit < UINT32_MAX ? (unsigned)limit : UINT32_MAX;
+}
+
+/* Announces, runs and answers the cases of one backend batch, then frees them. */
+static void child_batch(child_state *s, batch_case *cases, size_t n)
+{
+    if (n > 1) {
+        answer_header h = { .magic = WIRE_MAGIC, .status = WIRE_BATCH, .output_len = n,
+                            .indices_len = batch_limit_ms(s->cfg->case_timeout_ms, cases, n) };
+        if (!pipe_write_all(s->out, &h, sizeof h))
+            _exit(3);
+    }
+    const dml_case *run[BATCH_CASES] = { NULL };
+    check_answer answers[BATCH_CASES];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].generated)
+            run[m++] = &cases[i].c;
+    check_run_batch(s->cfg->backend, s->b, run, m, &s->cfg->exec, s->buf, answers);
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (!cases[i].generated) {
+            child_answer(s, gen_out_of_memory(&cases[i].c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0,
+                         NULL, cases[i].err.msg);
+        } else {
+            const check_answer *a = &answers[k++];
+            child_answer(s, a->out_of_memory ? WIRE_OUT_OF_MEMORY : (int32_t)a->status,
+                         a->time_us, &a->outputs, a->status == RUN_OK ? NULL : a->message);
+        }
+        case_free(&cases[i].c);
+    }
+}
+
+/* Cases first, first + step, ...: one backend call each, or, for a backend that batches and
+ * unless `alone`, in batches of consecutive small cases. */
+static void child_range(child_state *s, uint64_t first, uint32_t count, bool alone)
 {
     uint64_t step = s->cfg->index_step ? s->cfg->index_step : 1;
+    size_t most = s->batches && !alone ? BATCH_CASES : 1;
+    batch_case cases[BATCH_CASES];
+    size_t n = 0;
+    uint64_t elements = 0;
     for (uint32_t i = 0; i < count; i++) {
-        dml_case c;
+        batch_case *bc = &cases[n];
         gen_info info;
-        dmlc_error err;
-        if (!worker_generate(s->cfg, first + i * step, &c, &info, &err))
-            child_answer(s, gen_out_of_memory(&c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0, NULL,
-                         err.msg);
-        else
-            child_run(s, &c);
-        case_free(&c);
+        bc->generated = worker_generate(s->cfg, first + i * step, &bc->c, &info, &bc->err);
+        uint64_t e = bc->generated ? case_tensor_elements(&bc->c.input) : 0;
+        if (n > 0 && elements + e > BATCH_ELEMENTS) { /* too big to join: the batch runs first */
+            batch_case held = *bc;
+            child_batch(s, cases, n);
+            cases[0] = held;
+            if (cases[0].generated) /* its descriptor points into the case: moved, relinked */
+                case_link(&cases[0].c);
+            n = 0;
+            elements = 0;
+        }
+        elements += e;
+        if (++n == most) {
+            child_batch(s, cases, n);
+            n = 0;
+            elements = 0;
+        }
     }
+    if (n)
+        child_batch(s, cases, n);
 }
 
 static void child_explicit_case(child_state *s)
@@ -198,12 +279,13 @@ static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_
         cfg->backend->info(s.b, &h.info);
     else
         snprintf(h.message, sizeof h.message, "%s", err.msg);
+    s.batches = h.info.batches && cfg->backend->run_batch;
     if (!pipe_write_all(out, &h, sizeof h) || !s.b)
         _exit(0);
     request r;
     while (pipe_read_all(in, &r, sizeof r) && r.magic == WIRE_MAGIC) {
-        if (r.type == REQUEST_RANGE)
-            child_range(&s, r.first, r.count);
+        if (r.type == REQUEST_RANGE || r.type == REQUEST_RANGE_ALONE)
+            child_range(&s, r.first, r.count, r.type == REQUEST_RANGE_ALONE);
         else if (r.type == REQUEST_CASE)
             child_explicit_case(&s);
         else
@@ -286,6 +368,7 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     w->to_child = down[1];
     w->from_child = up[0];
     w->start = w->end = 0;
+    w->batch_left = 0;
     hello h;
     int ready = wait_readable(w, pipe_now_ms() + w->cfg.open_timeout_ms);
     if (ready <= 0 || !pipe_read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
@@ -348,6 +431,14 @@ bool worker_restart(worker *w, dmlc_error *err)
 bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err)
 {
     request r = { .magic = WIRE_MAGIC, .type = REQUEST_RANGE, .count = count, .first = first };
+    if (!pipe_write_all(w->to_child, &r, sizeof r))
+        return err_set(err, "the worker stopped reading requests");
+    return true;
+}
+
+bool worker_send_range_alone(worker *w, uint64_t first, uint32_t count, dmlc_error *err)
+{
+    request r = { .magic = WIRE_MAGIC, .type = REQUEST_RANGE_ALONE, .count = count, .first = first };
     if (!pipe_write_all(w->to_child, &r, sizeof r))
         return err_set(err, "the worker stopped reading requests");
     return true;
@@ -423,6 +514,8 @@ unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c)
 static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind)
 {
     a->died = kind;
+    w->batch_lost = w->batch_left;
+    w->batch_left = 0;
     if (kind == KIND_hang) {
         snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
                  "+ %u us for each of %llu input elements); worker killed",
@@ -455,15 +548,27 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     w->interrupted = false;
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
+    w->batch_lost = 0;
     double deadline = pipe_now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
     answer_header h;
-    int r = read_by(w, &h, sizeof h, deadline);
-    if (r == READ_STOPPED)
-        return abandon_for_stop(w, err);
-    if (r <= 0)
-        return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
-    if (h.magic != WIRE_MAGIC)
-        return err_set(err, "the worker sent a malformed answer");
+    int r;
+    do { /* an announced batch: its answers are due by the batch's deadline */
+        if (w->batch_left && w->batch_deadline_ms > deadline)
+            deadline = w->batch_deadline_ms;
+        r = read_by(w, &h, sizeof h, deadline);
+        if (r == READ_STOPPED)
+            return abandon_for_stop(w, err);
+        if (r <= 0)
+            return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
+        if (h.magic != WIRE_MAGIC)
+            return err_set(err, "the worker sent a malformed answer");
+        if (h.status == WIRE_BATCH) {
+            w->batch_left = (uint32_t)h.output_len;
+            w->batch_deadline_ms = pipe_now_ms() + (double)h.indices_len;
+        }
+    } while (h.status == WIRE_BATCH);
+    if (w->batch_left)
+        w->batch_left--;
     if (h.status == WIRE_OUT_OF_MEMORY)
         return out_of_memory_answer(w, &h, deadline, err);
     a->status = h.status == WIRE_NOT_RUN ? RUN_BACKEND_ERROR : (run_status)h.status;
@@ -500,6 +605,11 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
         return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     }
     return true;
+}
+
+uint32_t worker_batch_lost(const worker *w)
+{
+    return w->batch_lost;
 }
 
 bool worker_interrupted(const worker *w)

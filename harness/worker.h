@@ -8,7 +8,10 @@
  *
  * A crash (the child dies) or a hang (no answer within the per-case limit: the child is
  * killed) is reported for the case whose answer was due; the caller restarts the worker and
- * resends what was lost.  The child runs each case through check_run (check.h), the backend
+ * resends what was lost.  A backend that batches (backend_info.batches) gets consecutive
+ * small cases of a range in one run_batch call; the child announces each batch before the
+ * call, with the batch's time limit, so a death during it is reported as the batch's
+ * (worker_batch_lost) and the caller runs its cases again one by one to find the culprit.  The child runs each case through check_run (check.h), the backend
  * half of the one differential check, which also checks what a host backend could break: a
  * guard band around every output buffer (out_of_bounds_write) and the input bytes
  * (input_modified).  The parent judges the answer with check_judge.
@@ -58,6 +61,9 @@ bool worker_restart(worker *w, dmlc_error *err);
 /* Asks for generated cases first, first+step, ..., count of them (step: cfg.index_step, 1
  * when 0), one answer each, in order. */
 bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
+/* As worker_send_range, but each case is its own backend call, never part of a batch: to
+ * find the case to blame after a batch died (worker_batch_lost). */
+bool worker_send_range_alone(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
 /* Asks for one explicit case (shrinking); one answer. */
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);
 
@@ -82,6 +88,11 @@ unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c);
 /* Kills the worker at once (the caller stopped while the worker was busy): no answer in
  * flight arrives, worker_interrupted is true, and worker_restart starts it again. */
 void worker_abandon(worker *w);
+/* After worker_receive reported a death (crash or hang): how many cases of one backend batch
+ * were left without an answer, the awaited case first.  More than 1: the batch died as a
+ * whole (the worker runs small cases in batches on a backend that says backend_info.batches)
+ * and no case is to blame yet; send those cases again with worker_send_range_alone. */
+uint32_t worker_batch_lost(const worker *w);
 /* Whether the last worker_receive ended on the stop flag. */
 bool worker_interrupted(const worker *w);
 void worker_answer_free(worker_answer *a);

@@ -20,9 +20,6 @@ typedef struct ar_best {
     ulong rank; /* tie rank; ORDER_TIE_NONE before the first candidate */
 } ar_best;
 
-/* Byte pointer to the input and the word view of the parameters. */
-#define AR_PARAMS(arena) ((global const ulong *)(arena))
-
 /* Input and output element offsets of output element m (row-major over the kept dims). */
 inline ulong ar_kept_offsets(global const ulong *p, ulong m, ulong *out_offset)
 {
@@ -142,8 +139,10 @@ inline void ar_write(global uchar *arena, global const ulong *p, ulong out_offse
 
 kernel void arg_reduce(global uchar *arena)
 {
-    global const ulong *p = AR_PARAMS(arena);
-    const ulong gid = get_global_id(0);
+    global const ulong *p;
+    ulong gid;
+    if (!batch_case(arena, CLK_ARG_REDUCE, get_global_id(0), &p, &gid))
+        return;
     const ulong split = p[CLP_AR_SPLIT], outputs = p[CLP_AR_OUT_COUNT];
     if (gid >= outputs * split)
         return;
@@ -204,8 +203,10 @@ kernel void arg_reduce(global uchar *arena)
 /* Folds the S partial results of output m (S > 1) and writes its index. */
 kernel void arg_reduce_combine(global uchar *arena)
 {
-    global const ulong *p = AR_PARAMS(arena);
-    const ulong m = get_global_id(0);
+    global const ulong *p;
+    ulong m;
+    if (!batch_case(arena, CLK_ARG_REDUCE_COMBINE, get_global_id(0), &p, &m))
+        return;
     const ulong split = p[CLP_AR_SPLIT], outputs = p[CLP_AR_OUT_COUNT];
     if (m >= outputs)
         return;
@@ -266,8 +267,10 @@ ALWAYS_INLINE void ar_columns_scan(global uchar *arena, global const ulong *p, u
 
 kernel void arg_reduce_columns(global uchar *arena)
 {
-    global const ulong *p = AR_PARAMS(arena);
-    const ulong gid = get_global_id(0);
+    global const ulong *p;
+    ulong gid;
+    if (!batch_case(arena, CLK_ARG_REDUCE_COLUMNS, get_global_id(0), &p, &gid))
+        return;
     const ulong kept_rank = p[CLP_AR_KEPT_RANK];
     const ulong width = p[CLP_AR_KEPT_SIZE + kept_rank - 1];
     const ulong blocks_per_row = (width + AR_COLUMNS - 1) / AR_COLUMNS;

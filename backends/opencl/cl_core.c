@@ -3,20 +3,24 @@
  *
  * Opening picks a device (cl_device.c), creates one context and in-order queue, and builds
  * the program once (cl_program.c, with its on-disk binary cache); the kernel objects live
- * as long as the backend.  A run then costs one write, one or two kernel launches and one
- * read, whatever the case:
+ * as long as the backend.  A batch of cases (one case is a batch of one) then costs one
+ * write, one launch per kernel its cases use and one read:
  *
- *   arena = [ parameter block | input | guard | output | guard | indices | guard ] [scratch]
- *           '------------------------- the image ----------------------------'
+ *   arena = [ dispatch block | case tables ][ case 1 ][ case 2 ]... [ scratch 1 ][ scratch 2 ]...
+ *   case  = [ parameter block | input | guard | output | guard | indices | guard ]
+ *           '------------------------- the image (read back) ------------------------'
  *
- * The host builds the image (parameters, the input bytes, the caller's canary-filled output
- * buffers, GUARD_BYTE everywhere else), writes it, runs the kernels and reads the image back.
- * Every byte outside the output and indices buffers must read back as written: a changed
- * guard or parameter byte is CL_RUN_OUT_OF_BOUNDS_WRITE, a changed input byte
- * CL_RUN_INPUT_MODIFIED (both checks are memcmp over bytes already read, so they cost no
- * transfer of their own).  Bytes of the outputs the kernels leave alone come back as the
- * caller's own canary.  The arena and the host images grow geometrically and are reused across runs;
- * kernel arguments are set only when the arena is reallocated.
+ * Each kernel's launch covers the work-items of every case that uses it, one after the other;
+ * a work-item looks its case up in the kernel's table (cl_params.h, order.cl's batch_case).
+ * The host builds the image (dispatch block, then per case its parameters, the input bytes,
+ * the caller's canary-filled output buffers, GUARD_BYTE everywhere else), writes it, runs the
+ * kernels and reads the image back.  Every byte of a case's region outside its output and
+ * indices buffers must read back as written: a changed guard or parameter byte is that case's
+ * CL_RUN_OUT_OF_BOUNDS_WRITE, a changed input byte its CL_RUN_INPUT_MODIFIED (both checks are
+ * memcmp over bytes already read, so they cost no transfer of their own); a changed byte of
+ * the dispatch block fails the whole batch.  Bytes of the outputs the kernels leave alone
+ * come back as the caller's own canary.  The arena and the host images grow geometrically
+ * and are reused across runs; kernel arguments are set only when the arena is reallocated.
  *
  * A device without CL_FP_DENORM is reported as flushing denormals, and its runs judge fp32
  * denormals as flushed (cl_exec.flush_denormals), which is the answer the harness
@@ -69,18 +73,9 @@ struct cl_core {
     cl_tuning tuning;
     cl_open_stats stats;
     cl_oclgrind *oclgrind; /* --device oclgrind: its log; NULL on any other device */
+    struct batch_slot *slots; /* one per case of the batch being run, reused */
+    size_t slot_capacity;
 };
-
-/* Byte ranges of one run's arena. */
-typedef struct arena_layout {
-    uint64_t in_offset, in_bytes;
-    uint64_t out_offset, out_bytes;
-    uint64_t idx_offset, idx_bytes; /* idx_bytes 0: no indices tensor */
-    uint64_t image_bytes;           /* read back and checked: everything before the scratch */
-    uint64_t scratch_offset;
-    uint64_t total_bytes;           /* written: the image and the scratch */
-    bool map_read_back;             /* the image is mapped for the read-back, not read */
-} arena_layout;
 
 static double now_seconds(void)
 {
@@ -92,27 +87,6 @@ static double now_seconds(void)
 static uint64_t align_up(uint64_t x)
 {
     return (x + CLP_ALIGN - 1) / CLP_ALIGN * CLP_ALIGN;
-}
-
-static void layout_compute(arena_layout *l, const cl_case *c, const cl_io *out,
-                           uint64_t scratch_bytes)
-{
-    l->in_offset = align_up(CLP_WORDS * sizeof(uint64_t));
-    l->in_bytes = c->input.total_bytes;
-    l->out_offset = align_up(l->in_offset + l->in_bytes + GUARD_BYTES);
-    l->out_bytes = out->output_bytes;
-    uint64_t end = l->out_offset + l->out_bytes;
-    l->idx_offset = 0;
-    l->idx_bytes = 0;
-    if (c->indices.present && out->indices) {
-        l->idx_offset = align_up(end + GUARD_BYTES);
-        l->idx_bytes = out->indices_bytes;
-        end = l->idx_offset + l->idx_bytes;
-    }
-    l->image_bytes = align_up(end + GUARD_BYTES);
-    l->scratch_offset = l->image_bytes;
-    l->total_bytes = l->scratch_offset + align_up(scratch_bytes);
-    l->map_read_back = l->in_bytes > MAP_READ_BACK_BYTES;
 }
 
 /* ---- opening and closing ---- */
@@ -131,6 +105,7 @@ static void release_all(cl_core *b)
     if (b->context)
         clReleaseContext(b->context);
     cl_oclgrind_close(b->oclgrind);
+    free(b->slots);
     free(b->image_in);
     free(b->image_out);
     free(b);
@@ -225,8 +200,8 @@ static size_t local_size(const cl_core *b, cl_kernel_id k)
  * narrower than 65,535 work-items and another for wider ones, and the widest cases need it. */
 #define WARM_UP_WIDE_GRID (1u << 20)
 
-/* Launches every kernel on a grid of `work_items` that does nothing (the parameter block
- * counts no outputs, and every kernel returns for a work-item past its outputs). */
+/* Launches every kernel on a grid of `work_items` that does nothing (the dispatch block gives
+ * no kernel a case, so every work-item returns at once). */
 static bool warm_up_launches(cl_core *b, cl_mem params, size_t work_items, cl_msg *err)
 {
     for (int k = 0; k < CL_KERNEL_COUNT; k++) {
@@ -256,10 +231,8 @@ static bool warm_up_kernels(cl_core *b, cl_msg *err)
 {
     if (!strcmp(b->dev.platform_name, CL_OCLGRIND_PLATFORM))
         return true;
-    uint64_t words[CLP_WORDS] = { 0 };
-    /* arg_reduce_columns divides by the last kept size: one kept axis of size 1, 0 outputs. */
-    words[CLP_AR_KEPT_RANK] = 1;
-    words[CLP_AR_KEPT_SIZE] = 1;
+    /* A dispatch block with no case for any kernel. */
+    uint64_t words[CLP_DISPATCH_WORDS] = { 0 };
     cl_int rc;
     cl_mem params = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    sizeof words, words, &rc);
@@ -330,14 +303,163 @@ bool cl_core_flushes_denormals(const cl_core *b)
     return b->flushes_denormals;
 }
 
-/* ---- one run ---- */
+/* ---- one batch ---- */
 
-/* Grows the arena and the host images to fit layout l. */
-static bool ensure_capacity(cl_core *b, const arena_layout *l, cl_msg *err)
+/* Byte ranges of one case in a batch's arena: its region [params .. end) is
+ * [ parameter block | input | guard | output | guard | indices | guard ], its scratch lies
+ * after every region. */
+typedef struct case_layout {
+    uint64_t params_offset;
+    uint64_t in_offset, in_bytes;
+    uint64_t out_offset, out_bytes;
+    uint64_t idx_offset, idx_bytes; /* idx_bytes 0: no indices tensor */
+    uint64_t end;                   /* past the last guard; aligned */
+    uint64_t scratch_offset, scratch_bytes;
+} case_layout;
+
+/* A case of the batch being run: its job, plan and place. */
+typedef struct batch_slot {
+    cl_job *job;
+    cl_plan plan;
+    case_layout l;
+} batch_slot;
+
+/* A batch's arena: the dispatch block and tables, the regions, the scratches. */
+typedef struct batch_layout {
+    uint64_t table_offset[CL_KERNEL_COUNT];
+    uint64_t table_cases[CL_KERNEL_COUNT];
+    uint64_t work_items[CL_KERNEL_COUNT]; /* of each kernel's launch */
+    int position[CL_KERNEL_COUNT];        /* its place in the plans' launch order; -1: none */
+    uint64_t tables_end;                  /* the dispatch block, tables and padding end here */
+    uint64_t image_bytes;                 /* read back and checked: everything but scratch */
+    uint64_t total_bytes;                 /* written: the image and the scratches */
+    uint64_t input_bytes;                 /* every case's input */
+} batch_layout;
+
+/* Cases are packed into one batch while its arena stays within this size: beyond it a
+ * launch's fixed cost is small next to the transfers, and the host images stay modest. */
+#define BATCH_ARENA_BYTES (8u << 20)
+
+/* Places a case's region at base (aligned); its scratch is placed later. */
+static void case_place(case_layout *l, const cl_case *c, const cl_io *io, uint64_t scratch_bytes,
+                       uint64_t base)
 {
-    if (l->total_bytes > b->image_capacity) {
-        uint64_t want = l->total_bytes > 2 * b->image_capacity ? l->total_bytes
-                                                               : 2 * b->image_capacity;
+    l->params_offset = base;
+    l->in_offset = align_up(base + CLP_WORDS * sizeof(uint64_t));
+    l->in_bytes = c->input.total_bytes;
+    l->out_offset = align_up(l->in_offset + l->in_bytes + GUARD_BYTES);
+    l->out_bytes = io->output_bytes;
+    uint64_t end = l->out_offset + l->out_bytes;
+    l->idx_offset = 0;
+    l->idx_bytes = 0;
+    if (c->indices.present && io->indices) {
+        l->idx_offset = align_up(end + GUARD_BYTES);
+        l->idx_bytes = io->indices_bytes;
+        end = l->idx_offset + l->idx_bytes;
+    }
+    l->end = align_up(end + GUARD_BYTES);
+    l->scratch_bytes = align_up(scratch_bytes);
+    l->scratch_offset = 0;
+}
+
+/* The bytes a case adds to a batch: its region and its scratch. */
+static uint64_t case_footprint(const batch_slot *s)
+{
+    return s->l.end - s->l.params_offset + s->l.scratch_bytes;
+}
+
+/* The dispatch block and one one-case table: what a case alone needs besides its footprint. */
+static uint64_t dispatch_bytes(size_t cases)
+{
+    return align_up((CLP_DISPATCH_WORDS + 2 * cases + CL_KERNEL_COUNT) * sizeof(uint64_t));
+}
+
+/* The planner of each operator family. */
+static cl_plan_fn planner_of(cl_family f)
+{
+    return f == CL_FAMILY_ARG_REDUCE ? cl_plan_arg_reduce : cl_plan_max_pooling;
+}
+
+/* Plans job j: the plan, and its region's size in s->l (placed at 0). */
+static void slot_plan(cl_core *b, batch_slot *s, cl_job *j)
+{
+    s->job = j;
+    cl_exec effective = j->exec;
+    if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
+        effective.flush_denormals = true;
+    cl_tuning tuning = b->tuning;
+    if (tuning.split_mode == CL_SPLIT_AUTO)
+        tuning.split_mode = (b->dev.type & CL_DEVICE_TYPE_CPU) ? CL_SPLIT_CHUNKED
+                                                                : CL_SPLIT_INTERLEAVED;
+    planner_of(j->c->family)(&s->plan, j->c, &effective, &tuning);
+    if (!j->io.indices)
+        s->plan.params[CLP_IDX_BYTES] = 0;
+    case_place(&s->l, j->c, &j->io, s->plan.scratch_bytes, 0);
+}
+
+/* A case too big for the device on its own is unsupported; false then. */
+static bool slot_fits_device(const cl_core *b, batch_slot *s)
+{
+    uint64_t total = dispatch_bytes(1) + case_footprint(s);
+    if (total <= b->dev.max_alloc)
+        return true;
+    cl_msg_set(&s->job->err, "case needs a %llu-byte device buffer (input %llu, outputs %llu, "
+               "scratch %llu) but CL_DEVICE_MAX_MEM_ALLOC_SIZE of '%s' is %llu",
+               (unsigned long long)total, (unsigned long long)s->l.in_bytes,
+               (unsigned long long)(s->l.out_bytes + s->l.idx_bytes),
+               (unsigned long long)s->plan.scratch_bytes, b->dev.name,
+               (unsigned long long)b->dev.max_alloc);
+    s->job->status = CL_RUN_UNSUPPORTED;
+    return false;
+}
+
+/* Lays out the batch of slots[0, n): tables, regions, scratches, and each case's offsets in
+ * its parameter block. */
+static void batch_place(const cl_core *b, batch_slot *slots, size_t n, batch_layout *bl)
+{
+    memset(bl, 0, sizeof *bl);
+    for (int k = 0; k < CL_KERNEL_COUNT; k++)
+        bl->position[k] = -1;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned p = 0; p < slots[i].plan.launch_count; p++) {
+            cl_kernel_id k = slots[i].plan.launches[p].kernel;
+            bl->table_cases[k]++;
+            bl->position[k] = (int)p;
+        }
+    uint64_t at = CLP_DISPATCH_WORDS * sizeof(uint64_t);
+    for (int k = 0; k < CL_KERNEL_COUNT; k++) {
+        bl->table_offset[k] = at;
+        at += bl->table_cases[k] ? (2 * bl->table_cases[k] + 1) * sizeof(uint64_t) : 0;
+    }
+    at = bl->tables_end = align_up(at);
+    for (size_t i = 0; i < n; i++) {
+        const cl_job *j = slots[i].job;
+        case_place(&slots[i].l, j->c, &j->io, slots[i].plan.scratch_bytes, at);
+        at = slots[i].l.end;
+        bl->input_bytes += slots[i].l.in_bytes;
+    }
+    bl->image_bytes = at;
+    for (size_t i = 0; i < n; i++) {
+        slots[i].l.scratch_offset = at;
+        at += slots[i].l.scratch_bytes;
+    }
+    bl->total_bytes = at;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *p = slots[i].plan.params;
+        const case_layout *l = &slots[i].l;
+        p[CLP_IN_OFFSET] = l->in_offset;
+        p[CLP_OUT_OFFSET] = l->out_offset;
+        p[CLP_IDX_OFFSET] = l->idx_offset;
+        p[CLP_SCRATCH_OFFSET] = l->scratch_offset;
+        p[CLP_ARENA_BYTES] = b->arena_capacity;
+    }
+}
+
+/* Grows the arena and the host images to total bytes. */
+static bool ensure_capacity(cl_core *b, uint64_t total, cl_msg *err)
+{
+    if (total > b->image_capacity) {
+        uint64_t want = total > 2 * b->image_capacity ? total : 2 * b->image_capacity;
         uint8_t *in = realloc(b->image_in, want), *out = in ? realloc(b->image_out, want) : NULL;
         if (in)
             b->image_in = in;
@@ -348,12 +470,11 @@ static bool ensure_capacity(cl_core *b, const arena_layout *l, cl_msg *err)
                            (unsigned long long)want);
         b->image_capacity = want;
     }
-    if (l->total_bytes <= b->arena_capacity)
+    if (total <= b->arena_capacity)
         return true;
-    uint64_t want = l->total_bytes > 2 * b->arena_capacity ? l->total_bytes
-                                                           : 2 * b->arena_capacity;
+    uint64_t want = total > 2 * b->arena_capacity ? total : 2 * b->arena_capacity;
     if (want > b->dev.max_alloc)
-        want = l->total_bytes;
+        want = total;
     if (b->arena) {
         clReleaseMemObject(b->arena);
         b->arena = NULL;
@@ -371,21 +492,57 @@ static bool ensure_capacity(cl_core *b, const arena_layout *l, cl_msg *err)
     return true;
 }
 
-/* What is written: parameters, input bytes, canaries everywhere else, the scratch region
- * included.  The scratch needs no value, but Oclgrind's uninitialized-value checker does not
- * carry what one kernel stored over to the next, and would report every read of a partial
- * result by arg_reduce_combine if the host had never written those bytes. */
-static void image_build(cl_core *b, const arena_layout *l, const cl_plan *plan, const cl_io *io)
+/* The dispatch block and each kernel's table (cl_params.h) into img. */
+static void dispatch_build(uint8_t *img, const batch_slot *slots, size_t n, batch_layout *bl)
+{
+    uint64_t words[CLP_DISPATCH_WORDS] = { 0 };
+    for (int k = 0; k < CL_KERNEL_COUNT; k++) {
+        words[2 * k] = bl->table_offset[k];
+        words[2 * k + 1] = bl->table_cases[k];
+        if (!bl->table_cases[k])
+            continue;
+        uint64_t *table = (uint64_t *)(img + bl->table_offset[k]);
+        uint64_t first = 0, entry = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cl_plan *plan = &slots[i].plan;
+            for (unsigned p = 0; p < plan->launch_count; p++)
+                if (plan->launches[p].kernel == (cl_kernel_id)k) {
+                    table[2 * entry] = first;
+                    table[2 * entry + 1] = slots[i].l.params_offset;
+                    entry++;
+                    first += plan->launches[p].work_items;
+                }
+        }
+        table[2 * entry] = first;
+        bl->work_items[k] = first;
+    }
+    memcpy(img, words, sizeof words);
+}
+
+/* What is written: the dispatch block, then per case its parameters, input bytes, the
+ * caller's canary-filled outputs and GUARD_BYTE everywhere else, the scratch included.  The
+ * scratch needs no value, but Oclgrind's uninitialized-value checker does not carry what one
+ * kernel stored over to the next, and would report every read of a partial result by
+ * arg_reduce_combine if the host had never written those bytes. */
+static void image_build(cl_core *b, const batch_slot *slots, size_t n, batch_layout *bl)
 {
     uint8_t *img = b->image_in;
-    memcpy(img, plan->params, sizeof plan->params);
-    memset(img + sizeof plan->params, GUARD_BYTE, l->in_offset - sizeof plan->params);
-    memcpy(img + l->in_offset, io->input, l->in_bytes);
-    uint64_t in_end = l->in_offset + l->in_bytes;
-    memset(img + in_end, GUARD_BYTE, l->total_bytes - in_end);
-    memcpy(img + l->out_offset, io->output, l->out_bytes);
-    if (l->idx_bytes)
-        memcpy(img + l->idx_offset, io->indices, l->idx_bytes);
+    memset(img, GUARD_BYTE, bl->tables_end);
+    dispatch_build(img, slots, n, bl);
+    for (size_t i = 0; i < n; i++) {
+        const case_layout *l = &slots[i].l;
+        const cl_io *io = &slots[i].job->io;
+        const uint64_t params_end = l->params_offset + sizeof slots[i].plan.params;
+        memcpy(img + l->params_offset, slots[i].plan.params, sizeof slots[i].plan.params);
+        memset(img + params_end, GUARD_BYTE, l->in_offset - params_end);
+        memcpy(img + l->in_offset, io->input, l->in_bytes);
+        uint64_t in_end = l->in_offset + l->in_bytes;
+        memset(img + in_end, GUARD_BYTE, l->end - in_end);
+        memcpy(img + l->out_offset, io->output, l->out_bytes);
+        if (l->idx_bytes)
+            memcpy(img + l->idx_offset, io->indices, l->idx_bytes);
+    }
+    memset(img + bl->image_bytes, GUARD_BYTE, bl->total_bytes - bl->image_bytes);
 }
 
 /* Offset of the first byte in [begin, end) where the two images differ, or end. */
@@ -399,9 +556,10 @@ static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t be
     return begin;
 }
 
-/* Every byte outside the output buffers must read back as written; the input as the case
- * holds it. */
-static cl_status image_check(const cl_core *b, const arena_layout *l, const cl_io *io,
+/* Every byte of a case's region outside its output buffers must read back as written; the
+ * input as the case holds it.  A batch's cases have regions of their own, so a stray write
+ * is charged to the case whose region it hit. */
+static cl_status image_check(const cl_core *b, const case_layout *l, const cl_io *io,
                              const uint8_t *now, cl_msg *err)
 {
     const uint8_t *was = b->image_in;
@@ -412,12 +570,12 @@ static cl_status image_check(const cl_core *b, const arena_layout *l, const cl_i
         const char *format; /* takes the distance from origin */
         uint64_t origin;
     } guards[] = {
-        { 0, l->in_offset, "byte %llu of the parameter block", 0 },
+        { l->params_offset, l->in_offset, "byte %llu of the parameter block", l->params_offset },
         { l->in_offset + l->in_bytes, l->out_offset,
           "%llu bytes before the start of the output buffer", l->out_offset },
-        { out_end, l->idx_bytes ? l->idx_offset : l->image_bytes,
+        { out_end, l->idx_bytes ? l->idx_offset : l->end,
           "byte %llu past the end of the output buffer", out_end },
-        { l->idx_offset + l->idx_bytes, l->idx_bytes ? l->image_bytes : 0,
+        { l->idx_offset + l->idx_bytes, l->idx_bytes ? l->end : 0,
           "byte %llu past the end of the indices buffer", l->idx_offset + l->idx_bytes },
     };
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++) {
@@ -444,117 +602,126 @@ static cl_status image_check(const cl_core *b, const arena_layout *l, const cl_i
 /* Writes the image in one command.  (Writing a large input straight from the case in a
  * command of its own would save a host copy, but Oclgrind 21.10's uninitialized-value
  * checker then reports the parameter block as uninitialized.) */
-static bool enqueue_write(cl_core *b, const arena_layout *l, cl_msg *err)
+static bool enqueue_write(cl_core *b, const batch_layout *bl, cl_msg *err)
 {
-    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, l->total_bytes,
+    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, bl->total_bytes,
                                      b->image_in, 0, NULL, NULL);
     return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
 }
 
-static bool enqueue_plan(cl_core *b, const cl_plan *plan, cl_msg *err)
+/* One launch per kernel the batch uses, in the plans' launch order (the combine pass after
+ * the partial results it folds; the queue is in order). */
+static bool enqueue_launches(cl_core *b, const batch_layout *bl, cl_msg *err)
 {
-    for (unsigned i = 0; i < plan->launch_count; i++) {
-        cl_kernel_id k = plan->launches[i].kernel;
-        size_t local = local_size(b, k);
-        size_t global = (size_t)((plan->launches[i].work_items + local - 1) / local * local);
-        cl_int rc = clEnqueueNDRangeKernel(b->queue, b->kernels[k], 1, NULL, &global, &local, 0,
-                                           NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return cl_fail(err, "clEnqueueNDRangeKernel", rc)
-                   || cl_msg_prefix(err, "kernel %s, %zu work-items in groups of %zu",
-                                 kernel_names[k], global, local);
-    }
+    for (int position = 0; position < CL_PLAN_MAX_LAUNCHES; position++)
+        for (int k = 0; k < CL_KERNEL_COUNT; k++) {
+            if (bl->position[k] != position || !bl->work_items[k])
+                continue;
+            size_t local = local_size(b, (cl_kernel_id)k);
+            size_t global = (size_t)((bl->work_items[k] + local - 1) / local * local);
+            cl_int rc = clEnqueueNDRangeKernel(b->queue, b->kernels[k], 1, NULL, &global, &local,
+                                               0, NULL, NULL);
+            if (rc != CL_SUCCESS)
+                return cl_fail(err, "clEnqueueNDRangeKernel", rc)
+                       || cl_msg_prefix(err, "kernel %s, %zu work-items in groups of %zu",
+                                        kernel_names[k], global, local);
+        }
     return true;
 }
 
-/* Reads the image back, copies the outputs out and checks the rest.  A large image is
- * mapped rather than read: on CPU devices the map is the device memory itself, so the
- * input check costs one comparison instead of a copy and a comparison. */
-static cl_status read_back(cl_core *b, const arena_layout *l, const cl_io *io, cl_msg *err)
+/* Every case of the batch gets status s and message m. */
+static void batch_fail(batch_slot *slots, size_t n, cl_status s, const cl_msg *m)
+{
+    for (size_t i = 0; i < n; i++) {
+        slots[i].job->status = s;
+        slots[i].job->err = *m;
+    }
+}
+
+/* Each case's outputs and checks from the image read back (now). */
+static void batch_check(cl_core *b, batch_slot *slots, size_t n, const batch_layout *bl,
+                        const uint8_t *now)
+{
+    uint64_t at = first_difference(b->image_in, now, 0, bl->tables_end);
+    if (at < bl->tables_end) {
+        cl_msg m;
+        cl_msg_set(&m, "out-of-bounds write: byte %llu of the batch's dispatch block changed "
+                   "(written 0x%02x, read back 0x%02x); it belongs to no one case of the %zu",
+                   (unsigned long long)at, b->image_in[at], now[at], n);
+        batch_fail(slots, n, CL_RUN_OUT_OF_BOUNDS_WRITE, &m);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const case_layout *l = &slots[i].l;
+        cl_job *j = slots[i].job;
+        memcpy(j->io.output, now + l->out_offset, l->out_bytes);
+        if (l->idx_bytes)
+            memcpy(j->io.indices, now + l->idx_offset, l->idx_bytes);
+        if (j->status == CL_RUN_OK)
+            j->status = image_check(b, l, &j->io, now, &j->err);
+    }
+}
+
+/* Reads the image back and checks every case.  A large image is mapped rather than read: on
+ * CPU devices the map is the device memory itself, so the input check costs one comparison
+ * instead of a copy and a comparison. */
+static void read_back(cl_core *b, batch_slot *slots, size_t n, const batch_layout *bl)
 {
     cl_int rc;
     const uint8_t *now = b->image_out;
     void *mapped = NULL;
-    if (l->map_read_back) {
-        mapped = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_READ, 0, l->image_bytes,
+    bool map = bl->input_bytes > MAP_READ_BACK_BYTES;
+    if (map) {
+        mapped = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_READ, 0, bl->image_bytes,
                                     0, NULL, NULL, &rc);
         now = mapped;
     } else {
-        rc = clEnqueueReadBuffer(b->queue, b->arena, CL_TRUE, 0, l->image_bytes, b->image_out, 0,
+        rc = clEnqueueReadBuffer(b->queue, b->arena, CL_TRUE, 0, bl->image_bytes, b->image_out, 0,
                                  NULL, NULL);
     }
     if (rc != CL_SUCCESS) {
         clFinish(b->queue);
-        cl_fail(err, l->map_read_back ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
-        return CL_RUN_ERROR;
+        cl_msg m;
+        cl_fail(&m, map ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
+        batch_fail(slots, n, CL_RUN_ERROR, &m);
+        return;
     }
-    memcpy(io->output, now + l->out_offset, l->out_bytes);
-    if (l->idx_bytes)
-        memcpy(io->indices, now + l->idx_offset, l->idx_bytes);
-    cl_status status = image_check(b, l, io, now, err);
+    batch_check(b, slots, n, bl, now);
     if (mapped) {
         rc = clEnqueueUnmapMemObject(b->queue, b->arena, mapped, 0, NULL, NULL);
-        if (rc != CL_SUCCESS && status == CL_RUN_OK) {
-            cl_fail(err, "clEnqueueUnmapMemObject", rc);
-            status = CL_RUN_ERROR;
-        }
+        cl_msg m;
+        if (rc != CL_SUCCESS && cl_fail(&m, "clEnqueueUnmapMemObject", rc))
+            for (size_t i = 0; i < n; i++)
+                if (slots[i].job->status == CL_RUN_OK) {
+                    slots[i].job->status = CL_RUN_ERROR;
+                    slots[i].job->err = m;
+                }
     }
-    return status;
 }
 
-/* The planner of each operator family. */
-static cl_plan_fn planner_of(cl_family f)
+/* One batch on the device: arena, one write, one launch per kernel, one read, the checks. */
+static void run_batch_on_device(cl_core *b, batch_slot *slots, size_t n)
 {
-    return f == CL_FAMILY_ARG_REDUCE ? cl_plan_arg_reduce : cl_plan_max_pooling;
-}
-
-/* One run on the device: plan, arena, write, launch, read back and check. */
-static cl_status run_on_device(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt,
-                               cl_msg *err)
-{
-    cl_exec effective = *opt;
-    if (b->flushes_denormals) /* SEMANTICS D6: judged as the flushing device it is */
-        effective.flush_denormals = true;
-    cl_tuning tuning = b->tuning;
-    if (tuning.split_mode == CL_SPLIT_AUTO)
-        tuning.split_mode = (b->dev.type & CL_DEVICE_TYPE_CPU) ? CL_SPLIT_CHUNKED
-                                                                : CL_SPLIT_INTERLEAVED;
-    cl_plan plan;
-    planner_of(c->family)(&plan, c, &effective, &tuning);
-    if (!io->indices)
-        plan.params[CLP_IDX_BYTES] = 0;
-
-    arena_layout l;
-    layout_compute(&l, c, io, plan.scratch_bytes);
-    if (l.total_bytes > b->dev.max_alloc) {
-        cl_msg_set(err, "case needs a %llu-byte device buffer (input %llu, outputs %llu, scratch "
-                        "%llu) but CL_DEVICE_MAX_MEM_ALLOC_SIZE of '%s' is %llu",
-                   (unsigned long long)l.total_bytes, (unsigned long long)l.in_bytes,
-                   (unsigned long long)(l.out_bytes + l.idx_bytes),
-                   (unsigned long long)plan.scratch_bytes, b->dev.name,
-                   (unsigned long long)b->dev.max_alloc);
-        return CL_RUN_UNSUPPORTED;
+    batch_layout bl;
+    batch_place(b, slots, n, &bl);
+    cl_msg err = { "" };
+    if (!ensure_capacity(b, bl.total_bytes, &err)) {
+        batch_fail(slots, n, CL_RUN_ERROR, &err);
+        return;
     }
-    if (!ensure_capacity(b, &l, err))
-        return CL_RUN_ERROR;
-    plan.params[CLP_IN_OFFSET] = l.in_offset;
-    plan.params[CLP_OUT_OFFSET] = l.out_offset;
-    plan.params[CLP_IDX_OFFSET] = l.idx_offset;
-    plan.params[CLP_SCRATCH_OFFSET] = l.scratch_offset;
-    plan.params[CLP_ARENA_BYTES] = b->arena_capacity;
-    image_build(b, &l, &plan, io);
-
-    if (!enqueue_write(b, &l, err) || !enqueue_plan(b, &plan, err)) {
+    batch_place(b, slots, n, &bl); /* CLP_ARENA_BYTES: the capacity may have grown */
+    image_build(b, slots, n, &bl);
+    if (!enqueue_write(b, &bl, &err) || !enqueue_launches(b, &bl, &err)) {
         clFinish(b->queue);
-        return CL_RUN_ERROR;
+        batch_fail(slots, n, CL_RUN_ERROR, &err);
+        return;
     }
-    return read_back(b, &l, io, err);
+    read_back(b, slots, n, &bl);
 }
 
 /* The run's status once a checking device's reports are in: a report fails a run that
  * otherwise passed; a run that failed on its own keeps its status.  The reports are read
  * (and so dropped) either way, so none is charged to the next case. */
-static cl_status with_device_reports(cl_core *b, cl_status status, cl_msg *err)
+static void with_device_reports(cl_core *b, cl_job *j)
 {
     static const cl_status statuses[] = {
         [CL_OCLGRIND_NOTHING] = CL_RUN_OK,
@@ -565,13 +732,64 @@ static cl_status with_device_reports(cl_core *b, cl_status status, cl_msg *err)
     };
     cl_msg report = { "" };
     cl_oclgrind_finding found = cl_oclgrind_findings(b->oclgrind, &report);
-    if (status != CL_RUN_OK || found == CL_OCLGRIND_NOTHING)
-        return status;
-    cl_msg_set(err, "%s", report.msg);
-    return statuses[found];
+    if (j->status != CL_RUN_OK || found == CL_OCLGRIND_NOTHING)
+        return;
+    j->err = report;
+    j->status = statuses[found];
+}
+
+static bool grow_slots(cl_core *b, size_t count)
+{
+    if (count <= b->slot_capacity)
+        return true;
+    batch_slot *s = realloc(b->slots, count * sizeof *s);
+    if (!s)
+        return false;
+    b->slots = s;
+    b->slot_capacity = count;
+    return true;
+}
+
+void cl_core_run_batch(cl_core *b, cl_job *jobs, size_t count)
+{
+    if (!grow_slots(b, count)) {
+        cl_msg m;
+        cl_msg_set(&m, "out of host memory for a batch of %zu cases", count);
+        for (size_t i = 0; i < count; i++) {
+            jobs[i].status = CL_RUN_ERROR;
+            jobs[i].err = m;
+        }
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        jobs[i].status = CL_RUN_OK;
+        jobs[i].err.msg[0] = 0;
+        slot_plan(b, &b->slots[n], &jobs[i]);
+        n += slot_fits_device(b, &b->slots[n]);
+    }
+    /* Consecutive cases share an arena while it stays small.  On --device oclgrind each case
+     * runs alone: Oclgrind's reports name addresses in a launch, not cases, and a report is
+     * charged to the case that was run. */
+    for (size_t first = 0, end; first < n; first = end) {
+        uint64_t bytes = dispatch_bytes(1) + case_footprint(&b->slots[first]);
+        for (end = first + 1; !b->oclgrind && end < n; end++) {
+            uint64_t more = case_footprint(&b->slots[end]) + 2 * sizeof(uint64_t) * CL_PLAN_MAX_LAUNCHES;
+            if (bytes + more > BATCH_ARENA_BYTES || bytes + more > b->dev.max_alloc)
+                break;
+            bytes += more;
+        }
+        run_batch_on_device(b, &b->slots[first], end - first);
+        if (b->oclgrind)
+            with_device_reports(b, b->slots[first].job);
+    }
 }
 
 cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err)
 {
-    return with_device_reports(b, run_on_device(b, c, io, opt, err), err);
+    cl_job job = { .c = c, .io = *io, .exec = *opt };
+    cl_core_run_batch(b, &job, 1);
+    if (job.status != CL_RUN_OK)
+        *err = job.err;
+    return job.status;
 }

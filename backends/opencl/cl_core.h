@@ -55,9 +55,24 @@ typedef enum cl_status {
     CL_RUN_UNINITIALISED_READ,
 } cl_status;
 
+/* One case of a batch: what cl_core_run takes, and, after the run, what it gives back. */
+typedef struct cl_job {
+    const cl_case *c;
+    cl_io io;
+    cl_exec exec;
+    cl_status status; /* out */
+    cl_msg err;       /* out: why, when status is not CL_RUN_OK */
+} cl_job;
+
 cl_core *cl_core_open(const cl_open_options *options, cl_msg *err);
 void cl_core_close(cl_core *b);
 cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err);
+/* Runs count cases, each exactly as cl_core_run would (its own NaN and flushing options, its
+ * own guard bands and input check, its own status), but with one write, one launch per
+ * kernel and one read for as many consecutive cases as fit a few MiB of arena.  On
+ * --device oclgrind the cases run one at a time, so each Oclgrind report is charged to its
+ * case.  A failure of a shared command (a write, launch or read) fails every case it served. */
+void cl_core_run_batch(cl_core *b, cl_job *jobs, size_t count);
 const cl_device_entry *cl_core_device(const cl_core *b);
 /* fp32 denormals may be flushed: the device lacks CL_FP_DENORM (SEMANTICS D6). */
 bool cl_core_flushes_denormals(const cl_core *b);

@@ -1,9 +1,10 @@
 /*
  * cl_params.h: the layout of the parameter block that opens every device arena, shared by
  * the host (C17) and the kernels (OpenCL C 1.2): only #defines, valid in both languages.
- * The host writes the block as an array of 64-bit words (ulong on the device) at byte 0 of
- * the arena, so a kernel needs a single argument (the arena) and the host never calls
- * clSetKernelArg per case.  Byte offsets into the arena are multiples of CLP_ALIGN.
+ * The host writes each block as an array of 64-bit words (ulong on the device) into the
+ * arena, after the dispatch block that leads the kernels to them, so a kernel needs a single
+ * argument (the arena) and the host never calls clSetKernelArg per case.  Byte offsets into
+ * the arena are multiples of CLP_ALIGN.
  *
  * Invariant: every word index below is < CLP_WORDS, and the two operator families use
  * disjoint ranges after the common header.
@@ -13,7 +14,22 @@
 
 #define CLP_ALIGN 128 /* bytes; regions of the arena start on this boundary */
 
-/* Common header. */
+/* The dispatch block at byte 0 of the arena: one launch of a kernel serves every case of a
+ * batch that uses it.  Word 2k of the block is the byte offset of kernel k's case table,
+ * word 2k + 1 the number of cases in it (0: the kernel has nothing to do).  A table holds,
+ * for each of its cases in order, the first work-item of the launch that belongs to it and
+ * the byte offset of its parameter block, then one last word: the launch's work-items.  A
+ * work-item finds its case by binary search and runs as work-item (gid - first) of that
+ * case, so a batch of one case is the plain run.  Kernel ids: */
+#define CLK_ARG_REDUCE 0
+#define CLK_ARG_REDUCE_COMBINE 1
+#define CLK_ARG_REDUCE_COLUMNS 2
+#define CLK_MAX_POOLING2 3
+#define CLK_COUNT 4
+#define CLP_DISPATCH_WORDS (2 * CLK_COUNT)
+
+/* The parameter block of one case (at the offset its table entry gives).  Every byte offset
+ * in it counts from the start of the arena.  Common header: */
 #define CLP_DTYPE 0          /* DML_TENSOR_DATA_TYPE of the input */
 #define CLP_IN_OFFSET 1      /* byte offset of the input tensor's buffer in the arena */
 #define CLP_OUT_OFFSET 2     /* byte offset of the output tensor's buffer */

@@ -13,15 +13,16 @@
 #include "cl_case.h"
 #include "cl_params.h"
 
-/* Every kernel of the program, with its name in the .cl files. */
+/* Every kernel of the program, with its name in the .cl files; its id is the CLK_ number the
+ * kernel finds its cases by (cl_params.h). */
 #define CL_KERNELS(X) X(ARG_REDUCE, arg_reduce) X(ARG_REDUCE_COMBINE, arg_reduce_combine) \
     X(ARG_REDUCE_COLUMNS, arg_reduce_columns) X(MAX_POOLING2, max_pooling2)
 
 typedef enum cl_kernel_id {
-#define X(id, name) CL_KERNEL_##id,
+#define X(id, name) CL_KERNEL_##id = CLK_##id,
     CL_KERNELS(X)
 #undef X
-    CL_KERNEL_COUNT
+    CL_KERNEL_COUNT = CLK_COUNT
 } cl_kernel_id;
 
 /* How the S work-items of one ARGMIN/ARGMAX output share its reduction (arg_reduce.cl). */
@@ -41,6 +42,8 @@ typedef struct cl_tuning {
     bool no_columns;       /* never use arg_reduce_columns */
 } cl_tuning;
 
+/* A plan's launches run in order; a kernel has one position in every plan it is in (the
+ * combine pass is always second), so a batch launches each position's kernels once. */
 #define CL_PLAN_MAX_LAUNCHES 2
 
 typedef struct cl_plan {

@@ -77,30 +77,76 @@ static dmlcheck_status cl_create(void *context, const DML_OPERATOR_DESC *desc, D
     return DMLCHECK_OK;
 }
 
+static const dmlcheck_status statuses[] = {
+    [CL_RUN_OK] = DMLCHECK_OK, [CL_RUN_ERROR] = DMLCHECK_ERROR,
+    [CL_RUN_UNSUPPORTED] = DMLCHECK_UNSUPPORTED,
+    [CL_RUN_OUT_OF_BOUNDS_WRITE] = DMLCHECK_OUT_OF_BOUNDS_WRITE,
+    [CL_RUN_INPUT_MODIFIED] = DMLCHECK_INPUT_MODIFIED,
+    [CL_RUN_INVALID_ACCESS] = DMLCHECK_INVALID_ACCESS,
+    [CL_RUN_DATA_RACE] = DMLCHECK_DATA_RACE,
+    [CL_RUN_UNINITIALISED_READ] = DMLCHECK_UNINITIALISED_READ,
+};
+
+/* The engine's job for one execution; false with the message when the buffers do not fit
+ * the descriptor. */
+static bool job_of(const cl_case *c, const dmlcheck_buffers *b, cl_job *job, char *message,
+                   size_t size)
+{
+    if (b->input_size != c->input.total_bytes) {
+        say(message, size, DMLCHECK_ERROR, "the input buffer is not TotalTensorSizeInBytes long");
+        return false;
+    }
+    *job = (cl_job){
+        .c = c,
+        .io = { b->input, b->output, b->output_size, c->indices.present ? b->output_indices : NULL,
+                c->indices.present ? b->output_indices_size : 0 },
+        .exec = { .nan_propagate = b->hints & DMLCHECK_HINT_NAN_PROPAGATE,
+                  .flush_denormals = b->hints & DMLCHECK_HINT_FLUSH_DENORMALS },
+    };
+    return true;
+}
+
 static dmlcheck_status cl_execute(void *context, void *op, const dmlcheck_buffers *b, char *message,
                                   size_t size)
 {
-    const cl_case *c = op;
-    if (b->input_size != c->input.total_bytes)
-        return say(message, size, DMLCHECK_ERROR, "the input buffer is not TotalTensorSizeInBytes long");
-    cl_io io = { b->input, b->output, b->output_size, c->indices.present ? b->output_indices : NULL,
-                 c->indices.present ? b->output_indices_size : 0 };
-    cl_exec exec = { .nan_propagate = b->hints & DMLCHECK_HINT_NAN_PROPAGATE,
-                     .flush_denormals = b->hints & DMLCHECK_HINT_FLUSH_DENORMALS };
-    cl_msg err = { "" };
-    static const dmlcheck_status statuses[] = {
-        [CL_RUN_OK] = DMLCHECK_OK, [CL_RUN_ERROR] = DMLCHECK_ERROR,
-        [CL_RUN_UNSUPPORTED] = DMLCHECK_UNSUPPORTED,
-        [CL_RUN_OUT_OF_BOUNDS_WRITE] = DMLCHECK_OUT_OF_BOUNDS_WRITE,
-        [CL_RUN_INPUT_MODIFIED] = DMLCHECK_INPUT_MODIFIED,
-        [CL_RUN_INVALID_ACCESS] = DMLCHECK_INVALID_ACCESS,
-        [CL_RUN_DATA_RACE] = DMLCHECK_DATA_RACE,
-        [CL_RUN_UNINITIALISED_READ] = DMLCHECK_UNINITIALISED_READ,
-    };
-    cl_status s = cl_core_run(context, c, &io, &exec, &err);
-    if (s != CL_RUN_OK)
-        snprintf(message, size, "%s", err.msg);
-    return statuses[s];
+    cl_job job;
+    if (!job_of(op, b, &job, message, size))
+        return DMLCHECK_ERROR;
+    cl_core_run_batch(context, &job, 1);
+    if (job.status != CL_RUN_OK)
+        snprintf(message, size, "%s", job.err.msg);
+    return statuses[job.status];
+}
+
+/* Small cases share one write, one launch per kernel and one read (cl_core_run_batch). */
+static dmlcheck_status cl_execute_batch(void *context, dmlcheck_batch_entry *const *entries,
+                                        uint32_t count)
+{
+    cl_job *jobs = malloc((count ? count : 1) * sizeof *jobs);
+    uint32_t *entry_of = malloc((count ? count : 1) * sizeof *entry_of);
+    if (!jobs || !entry_of) {
+        free(jobs);
+        free(entry_of);
+        return DMLCHECK_ERROR; /* dmlcheck then runs the entries one by one */
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        dmlcheck_batch_entry *e = entries[i];
+        if (job_of(e->op, e->buffers, &jobs[n], e->message, e->message_size))
+            entry_of[n++] = i;
+        else
+            e->status = DMLCHECK_ERROR;
+    }
+    cl_core_run_batch(context, jobs, n);
+    for (uint32_t j = 0; j < n; j++) {
+        dmlcheck_batch_entry *e = entries[entry_of[j]];
+        e->status = statuses[jobs[j].status];
+        if (jobs[j].status != CL_RUN_OK)
+            snprintf(e->message, e->message_size, "%s", jobs[j].err.msg);
+    }
+    free(jobs);
+    free(entry_of);
+    return DMLCHECK_OK;
 }
 
 static void cl_destroy(void *context, void *op)
@@ -126,6 +172,7 @@ static const dmlcheck_plugin cl_table = {
     .execute = cl_execute,
     .destroy = cl_destroy,
     .close = cl_close,
+    .execute_batch = cl_execute_batch,
 };
 
 const dmlcheck_plugin *cl_plugin_table(void)

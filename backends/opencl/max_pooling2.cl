@@ -143,8 +143,10 @@ ALWAYS_INLINE void mp_run(global uchar *arena, global const ulong *p, ulong coor
  * the row's coordinates are divided out once per run, not once per output. */
 kernel void max_pooling2(global uchar *arena)
 {
-    global const ulong *p = (global const ulong *)arena;
-    const ulong gid = get_global_id(0);
+    global const ulong *p;
+    ulong gid;
+    if (!batch_case(arena, CLK_MAX_POOLING2, get_global_id(0), &p, &gid))
+        return;
     const uint runs_per_row = (uint)p[CLP_MP_RUNS_PER_ROW];
     if (gid >= p[CLP_MP_ROWS] * runs_per_row)
         return;

@@ -103,6 +103,33 @@ inline void store_raw(global uchar *base, ulong elem, uint bytes, ulong bits)
     }
 }
 
+/* The case of this launch's work-item `gid` of kernel `kernel_id` (cl_params.h, "dispatch
+ * block"): false when the work-item is past the last case; else *params is the case's
+ * parameter block and *item the work-item's number within the case.  The table is sorted by
+ * first work-item, so the case is the last entry whose first work-item is <= gid. */
+inline bool batch_case(global const uchar *arena, uint kernel_id, ulong gid,
+                       global const ulong **params, ulong *item)
+{
+    global const ulong *dispatch = (global const ulong *)arena;
+    const ulong count = dispatch[2 * kernel_id + 1];
+    if (count == 0)
+        return false;
+    global const ulong *table = (global const ulong *)(arena + dispatch[2 * kernel_id]);
+    if (gid >= table[2 * count])
+        return false;
+    ulong low = 0, high = count; /* table[2 * low] <= gid < table[2 * high] */
+    while (high - low > 1) {
+        ulong mid = (low + high) / 2;
+        if (table[2 * mid] <= gid)
+            low = mid;
+        else
+            high = mid;
+    }
+    *params = (global const ulong *)(arena + table[2 * low + 1]);
+    *item = gid - table[2 * low];
+    return true;
+}
+
 #ifdef DMLCHECK_FAULT_BUILD /* test-only: proves a failed build is reported with its log */
 #error "dmlcheck test-only build failure"
 #endif

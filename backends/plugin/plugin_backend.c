@@ -38,6 +38,11 @@ struct backend {
      * no values): consecutive cases with one descriptor (--inputs-per-desc) create it once. */
     dml_case cached_case;
     void *cached_op;
+    /* During a batch, operators replaced in the cache wait here until the batch has run:
+     * its earlier cases still use them.  Room for the batch's cases. */
+    void **retired;
+    size_t retired_count;
+    bool batching;
 };
 
 /* Splits "PATH,k=v,k=v" (with_path) or "k=v,k=v" into b->path and b->args; --device
@@ -99,10 +104,10 @@ static bool check_api(backend *b, dmlc_error *err)
     if (b->api->abi_version != DMLCHECK_PLUGIN_ABI_VERSION)
         return err_set(err, "plugin %s: built for plug-in ABI version %u; this dmlcheck speaks "
                        "version %u", b->path, b->api->abi_version, DMLCHECK_PLUGIN_ABI_VERSION);
-    if (b->api->struct_size < sizeof(dmlcheck_plugin))
+    if (b->api->struct_size < DMLCHECK_PLUGIN_TABLE_MIN_SIZE)
         return err_set(err, "plugin %s: its function table is %u bytes, smaller than the %zu of "
-                       "ABI version %u", b->path, b->api->struct_size, sizeof(dmlcheck_plugin),
-                       DMLCHECK_PLUGIN_ABI_VERSION);
+                       "ABI version %u", b->path, b->api->struct_size,
+                       (size_t)DMLCHECK_PLUGIN_TABLE_MIN_SIZE, DMLCHECK_PLUGIN_ABI_VERSION);
     const struct { const char *name; bool present; } required[] = {
         { "name", b->api->name != NULL }, { "version", b->api->version != NULL },
         { "open", b->api->open != NULL }, { "capabilities", b->api->capabilities != NULL },
@@ -116,9 +121,19 @@ static bool check_api(backend *b, dmlc_error *err)
     return true;
 }
 
+/* The plug-in's execute_batch, or NULL when its table has none (ABI 1's first tables end
+ * before it). */
+static dmlcheck_status (*batch_entry(const backend *b))(void *, dmlcheck_batch_entry *const *, uint32_t)
+{
+    size_t end = offsetof(dmlcheck_plugin, execute_batch) + sizeof b->api->execute_batch;
+    return b->api->struct_size >= end ? b->api->execute_batch : NULL;
+}
+
 static void drop_cached(backend *b)
 {
-    if (b->cached_op)
+    if (b->cached_op && b->batching)
+        b->retired[b->retired_count++] = b->cached_op;
+    else if (b->cached_op)
         b->api->destroy(b->context, b->cached_op);
     b->cached_op = NULL;
 }
@@ -131,6 +146,7 @@ void plugin_close(backend *b)
         b->api->close(b->context);
     if (b->library)
         dlclose(b->library);
+    free(b->retired);
     free(b->args_text);
     free(b);
 }
@@ -272,52 +288,84 @@ static bool finding_of(dmlcheck_status s, run_status *status)
     return false;
 }
 
+/* One execution on guarded copies of the caller's buffers: the plug-in sees only these. */
+typedef struct guarded_run {
+    uint8_t *input;
+    guarded o, idx;
+    dmlcheck_buffers bufs;
+    char message[1024];
+} guarded_run;
+
+static void guarded_run_free(guarded_run *g)
+{
+    free(g->input);
+    free(g->o.block);
+    free(g->idx.block);
+    memset(g, 0, sizeof *g);
+}
+
+/* The copies and the buffers for c; false with err when memory runs out. */
+static bool guarded_run_start(guarded_run *g, const dml_case *c, const exec_options *opt,
+                              const case_outputs *out, dmlc_error *err)
+{
+    memset(g, 0, sizeof *g);
+    UINT64 in_bytes = case_tensor_bytes(&c->input);
+    g->input = malloc(in_bytes ? in_bytes : 1);
+    if (!g->input || !guarded_alloc(&g->o, out->output, out->output_bytes)
+        || (out->indices && !guarded_alloc(&g->idx, out->indices, out->indices_bytes))) {
+        guarded_run_free(g);
+        return err_set(err, "out of memory for the plug-in's buffers");
+    }
+    memcpy(g->input, c->input_data, in_bytes);
+    g->bufs = (dmlcheck_buffers){
+        .struct_size = sizeof g->bufs,
+        .hints = (opt->nan == NAN_POLICY_PROPAGATE ? DMLCHECK_HINT_NAN_PROPAGATE : 0)
+                 | (opt->flush_denormals ? DMLCHECK_HINT_FLUSH_DENORMALS : 0),
+        .input = g->input, .input_size = in_bytes,
+        .output = g->o.block + GUARD_BYTES, .output_size = out->output_bytes,
+        .output_indices = out->indices ? g->idx.block + GUARD_BYTES : NULL,
+        .output_indices_size = out->indices ? out->indices_bytes : 0,
+    };
+    return true;
+}
+
+/* The verdict on execute's status s and on the buffers' checks; the outputs are copied to
+ * the caller's and the copies freed. */
+static run_status guarded_run_finish(guarded_run *g, dmlcheck_status s, const dml_case *c,
+                                     case_outputs *out, dmlc_error *err)
+{
+    run_status status = RUN_BACKEND_ERROR;
+    const char *message = g->message;
+    if (s == DMLCHECK_UNSUPPORTED)
+        status = (err_set(err, "execute: unsupported within the plug-in's claims: %s", message),
+                  RUN_UNSUPPORTED_CLAIMED);
+    else if (finding_of(s, &status))
+        err_set(err, "%s", message);
+    else if (s != DMLCHECK_OK)
+        err_set(err, "execute failed: %s", message[0] ? message : "(no message)");
+    else if (guard_broken(&g->o, "output", err) || (out->indices && guard_broken(&g->idx, "indices", err)))
+        status = RUN_OUT_OF_BOUNDS_WRITE;
+    else if (memcmp(g->input, c->input_data, case_tensor_bytes(&c->input)))
+        status = (err_set(err, "the plug-in changed its input buffer"), RUN_INPUT_MODIFIED);
+    else
+        status = RUN_OK;
+    memcpy(out->output, g->o.block + GUARD_BYTES, out->output_bytes);
+    if (out->indices)
+        memcpy(out->indices, g->idx.block + GUARD_BYTES, out->indices_bytes);
+    guarded_run_free(g);
+    return status;
+}
+
 /* Runs one created operator on guarded copies; the verdict of the buffers' checks. */
 static run_status execute_guarded(backend *b, void *op, const dml_case *c, const exec_options *opt,
                                   case_outputs *out, dmlc_error *err)
 {
-    UINT64 in_bytes = case_tensor_bytes(&c->input);
-    uint8_t *input = malloc(in_bytes ? in_bytes : 1);
-    guarded o = { 0 }, idx = { 0 };
-    bool ok = input && guarded_alloc(&o, out->output, out->output_bytes)
-        && (!out->indices || guarded_alloc(&idx, out->indices, out->indices_bytes));
-    run_status status = RUN_BACKEND_ERROR;
-    if (!ok)
-        err_set(err, "out of memory for the plug-in's buffers");
-    if (ok) {
-        memcpy(input, c->input_data, in_bytes);
-        dmlcheck_buffers bufs = {
-            .struct_size = sizeof bufs,
-            .hints = (opt->nan == NAN_POLICY_PROPAGATE ? DMLCHECK_HINT_NAN_PROPAGATE : 0)
-                     | (opt->flush_denormals ? DMLCHECK_HINT_FLUSH_DENORMALS : 0),
-            .input = input, .input_size = in_bytes,
-            .output = o.block + GUARD_BYTES, .output_size = out->output_bytes,
-            .output_indices = out->indices ? idx.block + GUARD_BYTES : NULL,
-            .output_indices_size = out->indices ? out->indices_bytes : 0,
-        };
-        char message[1024] = "";
-        dmlcheck_status s = b->api->execute(b->context, op, &bufs, message, sizeof message);
-        if (s == DMLCHECK_UNSUPPORTED)
-            status = (err_set(err, "execute: unsupported within the plug-in's claims: %s", message),
-                      RUN_UNSUPPORTED_CLAIMED);
-        else if (finding_of(s, &status))
-            err_set(err, "%s", message);
-        else if (s != DMLCHECK_OK)
-            err_set(err, "execute failed: %s", message[0] ? message : "(no message)");
-        else if (guard_broken(&o, "output", err) || (out->indices && guard_broken(&idx, "indices", err)))
-            status = RUN_OUT_OF_BOUNDS_WRITE;
-        else if (memcmp(input, c->input_data, in_bytes))
-            status = (err_set(err, "the plug-in changed its input buffer"), RUN_INPUT_MODIFIED);
-        else
-            status = RUN_OK;
-        memcpy(out->output, o.block + GUARD_BYTES, out->output_bytes);
-        if (out->indices)
-            memcpy(out->indices, idx.block + GUARD_BYTES, out->indices_bytes);
-    }
-    free(input);
-    free(o.block);
-    free(idx.block);
-    return status;
+    guarded_run g;
+    if (!guarded_run_start(&g, c, opt, out, err))
+        return RUN_BACKEND_ERROR;
+    g.message[0] = 0;
+    dmlcheck_status s = b->api->execute(b->context, op, &g.bufs, g.message, sizeof g.message);
+    return guarded_run_finish(&g, s, c, out, err);
 }
 
 /* A descriptor that must be refused is only created, never run: refused is what DirectML
@@ -358,42 +406,127 @@ static dmlcheck_status operator_for(backend *b, const dml_case *c, void **op, ch
     return s;
 }
 
-run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
-                             case_outputs *out, dmlc_error *err)
+/* Everything before execute: the claims, a descriptor to refuse, the operator.  True with
+ * *op when the case is to be executed; false with its answer in *answer otherwise. */
+static bool operator_ready(backend *b, const dml_case *c, void **op, run_status *answer,
+                           dmlc_error *err)
 {
     char why[160], message[1024] = "";
+    *op = NULL;
     if (beyond_claims(b, c, why, sizeof why)) {
         err_set(err, "%s", why);
-        return RUN_UNSUPPORTED;
+        *answer = RUN_UNSUPPORTED;
+        return false;
     }
     if (c->must_reject) {
-        void *op = NULL;
-        dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, &op,
+        dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, op,
                                            message, sizeof message);
-        return must_reject_outcome(b, s, op, message, err);
+        *answer = must_reject_outcome(b, s, *op, message, err);
+        return false;
     }
-    void *op = NULL;
-    dmlcheck_status s = operator_for(b, c, &op, message, sizeof message);
+    dmlcheck_status s = operator_for(b, c, op, message, sizeof message);
+    if (s == DMLCHECK_OK)
+        return true;
     /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
     if (s == DMLCHECK_UNSUPPORTED) {
         err_set(err, "create: unsupported, although the plug-in claims %s, %s inputs and level "
                 "%s: %s", op_table[c->op].name, dtype_name(c->input.type), fl_name(c->feature_level),
                 message[0] ? message : "(no reason given)");
-        return RUN_UNSUPPORTED_CLAIMED;
-    }
-    if (s == DMLCHECK_INVALID) {
+        *answer = RUN_UNSUPPORTED_CLAIMED;
+    } else if (s == DMLCHECK_INVALID) {
         /* The harness only sends descriptors DirectML accepts at the case's level. */
         err_set(err, "create %s at feature level %s: refused as invalid, but DirectML accepts "
                 "this descriptor: %s", op_table[c->op].name, fl_name(c->feature_level),
                 message[0] ? message : "(no reason given)");
-        return RUN_REJECTED;
-    }
-    if (s != DMLCHECK_OK) {
+        *answer = RUN_REJECTED;
+    } else {
         err_set(err, "create %s at feature level %s failed: %s", op_table[c->op].name,
                 fl_name(c->feature_level), message[0] ? message : "(no message)");
-        return RUN_BACKEND_ERROR;
+        *answer = RUN_BACKEND_ERROR;
     }
+    return false;
+}
+
+run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
+                             case_outputs *out, dmlc_error *err)
+{
+    void *op;
+    run_status answer;
+    if (!operator_ready(b, c, &op, &answer, err))
+        return answer;
     return execute_guarded(b, op, c, opt, out, err);
+}
+
+/* The executions of a batch: one guarded run and one entry per case to execute. */
+typedef struct batch_run {
+    backend_batch_item *item;
+    guarded_run g;
+    dmlcheck_batch_entry entry;
+} batch_run;
+
+/* Hands the cases that reached execute to execute_batch; if the plug-in declines the batch,
+ * each runs alone. */
+static void execute_batch_guarded(backend *b, batch_run *runs, size_t n)
+{
+    dmlcheck_batch_entry **entries = malloc((n ? n : 1) * sizeof *entries);
+    dmlcheck_status s = DMLCHECK_ERROR;
+    if (entries) {
+        for (size_t i = 0; i < n; i++)
+            entries[i] = &runs[i].entry;
+        s = batch_entry(b)(b->context, entries, (uint32_t)n);
+        free(entries);
+    }
+    for (size_t i = 0; i < n; i++) {
+        backend_batch_item *it = runs[i].item;
+        if (s == DMLCHECK_OK) {
+            it->status = guarded_run_finish(&runs[i].g, runs[i].entry.status, it->c, it->out, &it->err);
+            continue;
+        }
+        guarded_run_free(&runs[i].g);
+        it->status = execute_guarded(b, runs[i].entry.op, it->c, &it->exec, it->out, &it->err);
+    }
+}
+
+/* backend_vtable.run_batch: each case's claims, refusal and operator as plugin_run has them,
+ * then one execute_batch for every case that reached execute.  Operators the cache replaces
+ * live until the batch has run. */
+void plugin_run_batch(backend *b, backend_batch_item *items, size_t count)
+{
+    batch_run *runs = calloc(count ? count : 1, sizeof *runs);
+    void **retired = realloc(b->retired, (count ? count : 1) * sizeof *retired);
+    if (retired)
+        b->retired = retired;
+    if (!batch_entry(b) || !runs || !retired) {
+        free(runs);
+        for (size_t i = 0; i < count; i++)
+            items[i].status = plugin_run(b, items[i].c, &items[i].exec, items[i].out, &items[i].err);
+        return;
+    }
+    b->batching = true;
+    b->retired_count = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        backend_batch_item *it = &items[i];
+        void *op;
+        if (!operator_ready(b, it->c, &op, &it->status, &it->err))
+            continue;
+        if (!guarded_run_start(&runs[n].g, it->c, &it->exec, it->out, &it->err)) {
+            it->status = RUN_BACKEND_ERROR;
+            continue;
+        }
+        runs[n].item = it;
+        runs[n].entry = (dmlcheck_batch_entry){ .struct_size = sizeof runs[n].entry, .op = op,
+            .buffers = &runs[n].g.bufs, .status = DMLCHECK_ERROR, .message = runs[n].g.message,
+            .message_size = sizeof runs[n].g.message };
+        n++;
+    }
+    if (n)
+        execute_batch_guarded(b, runs, n);
+    b->batching = false;
+    for (size_t i = 0; i < b->retired_count; i++)
+        b->api->destroy(b->context, b->retired[i]);
+    b->retired_count = 0;
+    free(runs);
 }
 
 void plugin_info(backend *b, backend_info *info)
@@ -411,6 +544,7 @@ void plugin_info(backend *b, backend_info *info)
     snprintf(info->fp_config, sizeof info->fp_config, "%s", b->info.fp_config);
     info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
     info->validates = b->caps.flags & DMLCHECK_CAP_VALIDATES;
+    info->batches = batch_entry(b) != NULL;
 }
 
 const backend_vtable plugin_backend = {
@@ -420,4 +554,5 @@ const backend_vtable plugin_backend = {
     .run = plugin_run,
     .info = plugin_info,
     .close = plugin_close,
+    .run_batch = plugin_run_batch,
 };

@@ -20,6 +20,9 @@ backend *plugin_open_table(const dmlcheck_plugin *api, const char *label, const 
 void *plugin_context(backend *b);
 run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt, case_outputs *out,
                       dmlc_error *err);
+/* backend_vtable.run_batch: through the plug-in's execute_batch where it has one, else case
+ * by case. */
+void plugin_run_batch(backend *b, backend_batch_item *items, size_t count);
 void plugin_info(backend *b, backend_info *info);
 void plugin_close(backend *b);
 

@@ -14,7 +14,8 @@
  *      handle, DMLCHECK_INVALID (DirectML requires this descriptor to be refused at that
  *      level), DMLCHECK_UNSUPPORTED (valid, but you cannot run it: say why) or DMLCHECK_ERROR;
  *      then execute(handle, buffers) once or more, then destroy(handle).  The descriptor and
- *      everything it points to live only during create: copy what you keep.
+ *      everything it points to live only during create: copy what you keep.  A plug-in with
+ *      execute_batch gets several created cases in one call instead (see there).
  *   5. close.
  * Buffers belong to dmlcheck and are exactly TotalTensorSizeInBytes long, laid out by the
  * tensors' Strides (bytes between logical elements hold decoy values that must not win);
@@ -114,6 +115,19 @@ typedef struct dmlcheck_buffers {
  * both paths do.  Added within ABI 1: an unknown hint is ignored by every plug-in. */
 #define DMLCHECK_HINT_FLUSH_DENORMALS 0x2u
 
+/* One case of a batch (execute_batch below): what one execute call would get, and what it
+ * would return.  dmlcheck fills struct_size, op and buffers; the plug-in fills status and,
+ * when status is not DMLCHECK_OK, message (message_size bytes, as execute's).  Added within
+ * ABI 1. */
+typedef struct dmlcheck_batch_entry {
+    uint32_t struct_size;            /* sizeof(dmlcheck_batch_entry) as dmlcheck filled it */
+    void *op;                        /* from create; several entries may share one */
+    const dmlcheck_buffers *buffers; /* this case's own buffers and hints */
+    dmlcheck_status status;
+    char *message;
+    size_t message_size;
+} dmlcheck_batch_entry;
+
 typedef struct dmlcheck_plugin {
     uint32_t abi_version;     /* DMLCHECK_PLUGIN_ABI_VERSION the plug-in was built with */
     uint32_t struct_size;     /* sizeof(dmlcheck_plugin) as the plug-in was built */
@@ -129,7 +143,21 @@ typedef struct dmlcheck_plugin {
                                char *message, size_t size);
     void (*destroy)(void *context, void *op);
     void (*close)(void *context);
+
+    /* Optional, appended within ABI 1: a table that ends before it (struct_size) or leaves it
+     * NULL is driven one execute at a time, as always.  For implementations whose launch or
+     * synchronisation cost dominates small cases: runs count entries, each exactly as
+     * execute(op, buffers) would (its own buffers, guard bands, hints and status), in any
+     * order or all at once.  No two entries' buffers overlap.  Return DMLCHECK_OK once every
+     * entry has its status; any other return means the batch did not run, and dmlcheck runs
+     * its entries one by one with execute.  A crash or hang costs the whole batch: dmlcheck
+     * then runs the batch's cases one by one in a fresh worker to find the one to blame. */
+    dmlcheck_status (*execute_batch)(void *context, dmlcheck_batch_entry *const *entries,
+                                     uint32_t count);
 } dmlcheck_plugin;
+/* The size of ABI 1's first table, without what was appended since: dmlcheck accepts any
+ * table at least this big. */
+#define DMLCHECK_PLUGIN_TABLE_MIN_SIZE offsetof(dmlcheck_plugin, execute_batch)
 
 #if defined(_WIN32)
 # define DMLCHECK_PLUGIN_EXPORT __declspec(dllexport)

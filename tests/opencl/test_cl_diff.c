@@ -10,6 +10,10 @@
  * ARGMIN/ARGMAX split (several work-items per output, combined by a second kernel), so the
  * tie-preserving combine meets the same variety of cases.
  *
+ * Then the same cases again through the backend's run_batch, BATCH_CASES per call with the
+ * automatic tuning, each with its own NaN policy and flushing (per-case hints meet in one
+ * launch): one more TAP line, every case must agree as it did alone.
+ *
  * One TAP line per (operator, input type); the first failures print the case and the check's
  * explanation, ending with the command that replays exactly that case:
  * test_cl_diff --seed S --case I
@@ -33,6 +37,8 @@
 
 #define DEFAULT_SEED 0x0c1d1ffull
 #define MAX_REPORTED_FAILURES 5
+/* Cases per run_batch call in the batched pass: the worker's batch size (harness/worker.c). */
+#define BATCH_CASES 64
 
 typedef struct diff_group {
     op_id op;
@@ -111,22 +117,29 @@ static void report_failure(diff_run *r, uint64_t index, const dml_case *c, const
     check_print(stdout, "# ", c, res, replay);
 }
 
-/* Runs case `index` through the exact check; false on any disagreement. */
-static bool run_case(diff_run *r, backend *b, uint64_t index)
+/* Case `index`: its group's operator and input type, at most max_elements. */
+static bool generate(const diff_run *r, uint64_t index, dml_case *c, gen_info *info, dmlc_error *err)
 {
-    diff_group *g = &r->groups[index % r->group_count];
+    const diff_group *g = &r->groups[index % r->group_count];
     gen_options gopt;
     gen_options_default(&gopt);
     gopt.reject_per_mille = 0; /* the OpenCL backend does not check descriptors */
     gopt.max_elements = r->max_elements;
     gopt.op_mask = 1u << g->op;
     gopt.input_type_mask = 1u << g->type;
+    case_init(c);
+    return gen_case(r->seed, index, &gopt, c, info, err);
+}
+
+/* Runs case `index` through the exact check; false on any disagreement. */
+static bool run_case(diff_run *r, backend *b, uint64_t index)
+{
+    diff_group *g = &r->groups[index % r->group_count];
     dml_case c;
     gen_info info;
     dmlc_error err;
-    case_init(&c);
     g->cases++;
-    bool ok = gen_case(r->seed, index, &gopt, &c, &info, &err);
+    bool ok = generate(r, index, &c, &info, &err);
     if (!ok) {
         tap_diag("case %" PRIu64 ":%" PRIu64 ": generator: %s", r->seed, index, err.msg);
     } else {
@@ -144,6 +157,62 @@ static bool run_case(diff_run *r, backend *b, uint64_t index)
     if (!ok)
         g->failures++;
     return ok;
+}
+
+/* Cases [first, first + n) in one run_batch call, each judged exactly against the reference
+ * under its own options; the number that disagree. */
+static unsigned run_batch_of(diff_run *r, backend *b, uint64_t first, size_t n)
+{
+    dml_case cases[BATCH_CASES];
+    gen_info infos[BATCH_CASES];
+    check_oracle oracles[BATCH_CASES];
+    check_answer answers[BATCH_CASES];
+    backend_batch_item items[BATCH_CASES];
+    uint64_t index_of[BATCH_CASES];
+    size_t m = 0;
+    unsigned failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        dmlc_error err;
+        if (!generate(r, first + i, &cases[m], &infos[m], &err)) {
+            case_free(&cases[m]);
+            failures++;
+            continue;
+        }
+        exec_options exec = case_options(first + i);
+        memset(&answers[m], 0, sizeof answers[m]);
+        if (!check_prepare(&cases[m], &exec, &oracles[m], &err)
+            || !case_outputs_alloc(&answers[m].outputs, &cases[m])) {
+            tap_diag("case %" PRIu64 ":%" PRIu64 ": %s", r->seed, first + i, "out of memory");
+            check_oracle_free(&oracles[m]);
+            case_free(&cases[m]);
+            failures++;
+            continue;
+        }
+        items[m] = (backend_batch_item){ .c = &cases[m], .exec = exec, .out = &answers[m].outputs };
+        index_of[m++] = first + i;
+    }
+    opencl_backend.run_batch(b, items, m);
+    const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+    for (size_t k = 0; k < m; k++) {
+        uint64_t index = index_of[k];
+        answers[k].status = items[k].status;
+        snprintf(answers[k].message, sizeof answers[k].message, "%.*s",
+                 (int)sizeof answers[k].message - 1, items[k].err.msg);
+        check_options opt = r->check.opt;
+        opt.exec = items[k].exec;
+        check_result res;
+        check_judge(&cases[k], &oracles[k], &answers[k], &opt, &res);
+        if (res.j.verdict != VERDICT_PASS) {
+            failures++;
+            tap_diag("in a batch of %zu from case %" PRIu64 ":%" PRIu64 ":", m, r->seed, first);
+            r->check.opt.exec = opt.exec;
+            report_failure(r, index, &cases[k], &infos[k], &automatic, &res);
+        }
+        case_outputs_free(&answers[k].outputs);
+        check_oracle_free(&oracles[k]);
+        case_free(&cases[k]);
+    }
+    return failures;
 }
 
 int main(int argc, char **argv)
@@ -200,6 +269,14 @@ int main(int argc, char **argv)
         char classes[64];
         tap_diag("case classes met: %s",
                  case_classes_str(r.classes_seen, classes, sizeof classes));
+        const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+        cl_backend_set_tuning(b, &automatic);
+        unsigned failures = 0;
+        for (uint64_t i = 0; i < count; i += BATCH_CASES)
+            failures += run_batch_of(&r, b, i, count - i < BATCH_CASES ? count - i : BATCH_CASES);
+        tap_ok(&t, failures == 0, "batched: %" PRIu64 " cases in run_batch calls of %d, each "
+               "with its own NaN policy and flushing, agree (%u differ)", count, BATCH_CASES,
+               failures);
     }
     check_fini(&r.check);
     cl_test_close(&t, b);

@@ -7,7 +7,8 @@
  * RUN_INPUT_MODIFIED.  The unfaulted program runs the same cases cleanly, so the checks do
  * not fire on correct kernels.  Every kernel is covered: a single-pass ARGMAX, a split
  * ARGMIN (its combine kernel does the final write), MAX_POOLING2 with indices, and an
- * ARGMIN over a strided axis (column blocks on CPU devices).  Last, a program that does not
+ * ARGMIN over a strided axis (column blocks on CPU devices); then the four together in one
+ * batch (run_batch), where each case's own guards must catch its own write.  Last, a program that does not
  * compile (DMLCHECK_FAULT_BUILD) must fail to open with the build log in the message.
  */
 #include <stdio.h>
@@ -60,6 +61,36 @@ static const guard_case cases[] = {
 };
 #define GUARD_CASES (sizeof cases / sizeof cases[0])
 
+/* The same cases in one run_batch call (one arena, one launch per kernel): each case's own
+ * guards and input are checked, so each must end with status `want` on its own. */
+static void expect_batch_status(tap *t, backend *b, const char *options, run_status want)
+{
+    dml_case c[GUARD_CASES];
+    case_outputs out[GUARD_CASES];
+    backend_batch_item items[GUARD_CASES];
+    for (size_t k = 0; k < GUARD_CASES; k++) {
+        case_init(&c[k]);
+        build_case(&c[k], (int)k);
+        if (!case_outputs_alloc(&out[k], &c[k])) {
+            tap_ok(t, false, "outputs for the batch");
+            return;
+        }
+        items[k] = (backend_batch_item){ .c = &c[k], .exec = { NAN_POLICY_IGNORE, false },
+                                         .out = &out[k] };
+    }
+    cl_backend_set_tuning(b, &(cl_tuning){ .split_mode = CL_SPLIT_AUTO });
+    opencl_backend.run_batch(b, items, GUARD_CASES);
+    for (size_t k = 0; k < GUARD_CASES; k++) {
+        if (!tap_ok(t, items[k].status == want, "in one batch, %s%s%s: %s", cases[k].name,
+                    options ? " with " : "", options ? options : "", run_status_name(want)))
+            tap_diag("got %s: %s", run_status_name(items[k].status), items[k].err.msg);
+        else if (items[k].status != RUN_OK)
+            tap_diag("reported as: %s", items[k].err.msg);
+        case_outputs_free(&out[k]);
+        case_free(&c[k]);
+    }
+}
+
 /* Runs every case on a backend built with `options`; each must end with status `want`. */
 static void expect_status(tap *t, const char *options, run_status want)
 {
@@ -90,6 +121,7 @@ static void expect_status(tap *t, const char *options, run_status want)
         case_outputs_free(&out);
         case_free(&c);
     }
+    expect_batch_status(t, b, options, want);
     cl_test_close(t, b);
 }
 

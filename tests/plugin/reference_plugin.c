@@ -10,11 +10,17 @@
  * for the tests that stop a run or an exec while a case is in flight (tests/runner/stop_cli.sh).
  * With us_per_element=N it sleeps N microseconds per input element more: slow in proportion to
  * the case, as real backends are (tests/casefile/case_limits.sh: a large case is not a hang).
+ * With crash_elements=N it crashes, with hang_elements=N it hangs, on every case of exactly N
+ * input elements.  Built a second time with REFERENCE_PLUGIN_BATCHES, it has execute_batch
+ * (each entry executed in turn), so the worker hands it batches: tests/plugin/batch_blame.sh
+ * checks that such a death is charged to its case, not to the first case of its batch.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dmlcheck/plugin.h"
 #include "op_module.h"
@@ -33,6 +39,8 @@ static dmlcheck_status say(char *message, size_t size, dmlcheck_status s, const 
 typedef struct reference_context {
     unsigned long delay_ms;        /* slept before each answer */
     unsigned long us_per_element;  /* and this per input element */
+    unsigned long crash_elements;  /* crash on a case of this many input elements (0: never) */
+    unsigned long hang_elements;   /* hang on one */
 } reference_context;
 
 /* Sleeps `us` microseconds, whatever signals arrive. */
@@ -57,9 +65,13 @@ static dmlcheck_status reference_open(const char *const *args, void **context, c
             ctx->delay_ms = strtoul(value, &end, 10);
         else if (!strncmp(args[i], "us_per_element=", 15))
             ctx->us_per_element = strtoul(value, &end, 10);
+        else if (!strncmp(args[i], "crash_elements=", 15))
+            ctx->crash_elements = strtoul(value, &end, 10);
+        else if (!strncmp(args[i], "hang_elements=", 14))
+            ctx->hang_elements = strtoul(value, &end, 10);
         if (!end || *end || end == value) {
-            snprintf(message, size, "the reference plug-in takes only delay_ms=N and "
-                     "us_per_element=N (got '%s')", args[i]);
+            snprintf(message, size, "the reference plug-in takes only delay_ms=N, "
+                     "us_per_element=N, crash_elements=N and hang_elements=N (got '%s')", args[i]);
             free(ctx);
             return DMLCHECK_ERROR;
         }
@@ -121,8 +133,12 @@ static dmlcheck_status reference_execute(void *context, void *op, const dmlcheck
     const reference_context *ctx = context;
     (void)message;
     (void)size;
-    sleep_us(1000ull * ctx->delay_ms
-             + (unsigned long long)ctx->us_per_element * case_tensor_elements(&o->c.input));
+    uint64_t elements = case_tensor_elements(&o->c.input);
+    if (ctx->crash_elements && elements == ctx->crash_elements)
+        raise(SIGSEGV);
+    while (ctx->hang_elements && elements == ctx->hang_elements)
+        pause();
+    sleep_us(1000ull * ctx->delay_ms + (unsigned long long)ctx->us_per_element * elements);
     exec_options opt = { .nan = (b->hints & DMLCHECK_HINT_NAN_PROPAGATE) ? NAN_POLICY_PROPAGATE
                                                                           : NAN_POLICY_IGNORE };
     case_outputs out = { .output = b->output, .output_bytes = b->output_size,
@@ -133,6 +149,17 @@ static dmlcheck_status reference_execute(void *context, void *op, const dmlcheck
     o->c.input_data = NULL;
     return DMLCHECK_OK;
 }
+
+#ifdef REFERENCE_PLUGIN_BATCHES
+static dmlcheck_status reference_execute_batch(void *context, dmlcheck_batch_entry *const *entries,
+                                               uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        entries[i]->status = reference_execute(context, entries[i]->op, entries[i]->buffers,
+                                               entries[i]->message, entries[i]->message_size);
+    return DMLCHECK_OK;
+}
+#endif
 
 static void reference_destroy(void *context, void *op)
 {
@@ -159,6 +186,9 @@ static const dmlcheck_plugin reference_plugin = {
     .execute = reference_execute,
     .destroy = reference_destroy,
     .close = reference_close,
+#ifdef REFERENCE_PLUGIN_BATCHES
+    .execute_batch = reference_execute_batch,
+#endif
 };
 
 DMLCHECK_PLUGIN_EXPORT const dmlcheck_plugin *dmlcheck_plugin_entry(uint32_t harness_abi_version)

@@ -55,6 +55,7 @@ const backend_vtable opencl_backend = {
     .run = plugin_run,
     .info = plugin_info,
     .close = plugin_close,
+    .run_batch = plugin_run_batch,
     .list_devices = opencl_list_devices,
     .bench_extra = cl_bench_report,
 };
