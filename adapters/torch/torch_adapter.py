@@ -163,10 +163,11 @@ def max_pooling(desc, tensors):
         # PyTorch: flat over the F.padded spatial plane of one (n, c); DirectML: flat over the
         # whole unpadded input.
         # A window with no element inside the input (SEMANTICS D7, class padding_window) gets
-        # an index PyTorch computed from its clipped bounds, which may lie past its plane: that
-        # one is passed on unmapped.  Or it picks a -inf that F.pad added: a position outside
-        # the input, which would wrap into a real element of the next row if mapped, so it is
-        # written as D7's "no element" (all ones).
+        # an index PyTorch computed from its clipped bounds, which may lie past its plane
+        # (checked by hand: a 1x3 plane, a window of two padding rows, gives index 3).  Or it
+        # picks a -inf that F.pad added: a position outside the input.  Either would wrap into
+        # a real element of the next plane or row if mapped, so both are written as D7's "no
+        # element" (all ones).
         idx = index[crop].numpy().astype(np.int64)
         inside = idx < int(np.prod(xp.shape[2:]))
         coords = np.unravel_index(np.where(inside, idx, 0), xp.shape[2:])
@@ -176,12 +177,11 @@ def max_pooling(desc, tensors):
             along = coords[d] - pad_start[d]
             in_input &= (along >= 0) & (along < in_sp[d])
             spatial = spatial * in_sp[d] + along
-        spatial = np.where(inside, spatial, idx)
         n, c = x.shape[:2]
         plane = int(np.prod(in_sp))
         base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * plane
         flat = base.reshape((n, c) + (1,) * k) + spatial
-        flat = np.where(in_input | ~inside, flat, -1)
+        flat = np.where(in_input, flat, -1)
         ind = tensors["indices"]
         result["indices"] = to_buffer(ind, flat.astype(np.uint64))
     return result
