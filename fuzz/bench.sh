@@ -16,6 +16,8 @@
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=engine_options.sh
+. "$src/fuzz/engine_options.sh"
 build=$src/build-fuzz
 seconds=30
 targets=()
@@ -53,12 +55,11 @@ for t in "${targets[@]}"; do
         { echo "bench.sh: $bin is not a libFuzzer binary (configure with -Dfuzzing=true)" >&2; exit 2; }
     mkdir -p "$scratch/$t"
     log=$scratch/$t.log
-    # The same engine options as run-fuzzers.sh.
-    dict=()
-    [ -f "$src/fuzz/$t.dict" ] && dict=("-dict=$src/fuzz/$t.dict")
     rc=0
-    /usr/bin/time -f "cpu_s %U %S" -o "$scratch/$t.time" "$bin" -rss_limit_mb=2048 -timeout=25 \
-        -max_len=8192 "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+    # The same engine options as run-fuzzers.sh (engine_options.sh).
+    # shellcheck disable=SC2046
+    /usr/bin/time -f "cpu_s %U %S" -o "$scratch/$t.time" "$bin" $(engine_options "$src" "$t") \
+        -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$scratch/" "$scratch/$t" "$src/corpus/fuzz/$t" >"$log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then
         echo "bench.sh: $t stopped with exit status $rc; its log:" >&2

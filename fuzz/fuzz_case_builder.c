@@ -327,15 +327,26 @@ static uint64_t small_int_bits(DML_TENSOR_DATA_TYPE t, int8_t v)
     }
 }
 
-static uint64_t value_bits(values_mode mode, DML_TENSOR_DATA_TYPE t, uint8_t byte)
+static uint64_t value_bits(values_mode mode, DML_TENSOR_DATA_TYPE t, const uint64_t *specials,
+                           unsigned n_specials, uint8_t byte)
 {
-    const uint64_t *specials;
-    unsigned n = fuzz_special_values(t, &specials);
     switch (mode) {
-    case VALUES_SPECIAL: return specials[byte % n];
+    case VALUES_SPECIAL: return specials[byte % n_specials];
     case VALUES_TIES: return specials[byte % 4];
     default: return small_int_bits(t, (int8_t)byte);
     }
+}
+
+/* Every slot of the buffer holds `bits`: one element stored, then the filled part copied
+ * onto the rest, doubling (the per-slot loop, coverage-instrumented, cost the fuzzers time). */
+static void fill_slots(uint8_t *data, DML_TENSOR_DATA_TYPE t, UINT64 slots, uint64_t bits)
+{
+    size_t elem = dtype_size(t), filled = elem, total = (size_t)slots * elem;
+    if (!slots)
+        return;
+    dtype_store_bits(data, t, 0, bits);
+    for (; filled < total; filled *= 2)
+        memcpy(data + filled, data, filled < total - filled ? filled : total - filled);
 }
 
 /* The input buffer.  Writing records every slot as raw bits (from `given`, given_bytes long),
@@ -359,17 +370,17 @@ static bool draw_values(fuzz_io *io, dml_case *c, const uint8_t *given, UINT64 g
             fuzz_sink_head_bits(io->out, bits, elem);
             dtype_store_bits(data, t, s, bits);
         }
-    } else if (mode == VALUES_RAW) {
-        for (UINT64 s = 0; s < slots; s++)
-            dtype_store_bits(data, t, s, fuzz_head_bits(io->in, elem));
+    } else if (mode == VALUES_RAW) { /* slot s: fuzz_head_bits(elem), little-endian; 0 past the end */
+        fuzz_head_copy(io->in, data, slots * elem);
     } else {
-        for (UINT64 s = 0; s < slots; s++)
-            dtype_store_bits(data, t, s, specials[poison]);
+        fill_slots(data, t, slots, specials[poison]);
         tensor_view v;
         case_tensor_view(&c->input, &v);
-        for (uint64_t i = 0; i < v.elements; i++)
-            dtype_store_bits(data, t, tensor_view_offset(&v, i),
-                             value_bits(mode, t, (uint8_t)fuzz_head_bits(io->in, 1)));
+        uint32_t coords[DML_MAX_RANK] = { 0 };
+        uint64_t offset = 0;
+        for (uint64_t i = 0; i < v.elements; i++, tensor_view_step(&v, coords, &offset))
+            dtype_store_bits(data, t, offset, value_bits(mode, t, specials, n_specials,
+                                                         (uint8_t)fuzz_head_bits(io->in, 1)));
     }
     free(c->input_data);
     c->input_data = data;

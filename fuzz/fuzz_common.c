@@ -32,6 +32,15 @@ uint64_t fuzz_head_bits(fuzz_input *in, unsigned bytes)
     return bits;
 }
 
+size_t fuzz_head_copy(fuzz_input *in, uint8_t *dst, size_t bytes)
+{
+    size_t n = in->tail - in->head < bytes ? in->tail - in->head : bytes;
+    if (n)
+        memcpy(dst, in->data + in->head, n);
+    in->head += n;
+    return n;
+}
+
 /* Bytes a draw over [0, range] consumes: enough to cover every value of the range. */
 static unsigned range_bytes(uint64_t range)
 {

@@ -42,6 +42,9 @@ void fuzz_input_init(fuzz_input *in, const uint8_t *data, size_t size);
 size_t fuzz_input_left(const fuzz_input *in);
 /* The next `bytes` (1..8) head bytes as a little-endian number; missing bytes read as 0. */
 uint64_t fuzz_head_bits(fuzz_input *in, unsigned bytes);
+/* Copies up to `bytes` head bytes to dst and returns how many there were: the bytes that
+ * fuzz_head_bits would read, little-endian number after number, without a loop per byte. */
+size_t fuzz_head_copy(fuzz_input *in, uint8_t *dst, size_t bytes);
 
 /* Writing: the bytes a fuzz_input must hold so that the same draws return given values. */
 typedef struct fuzz_sink {

@@ -322,6 +322,22 @@ void fuzz_oracle_check(const dml_case *c, const exec_options *opt, const case_ou
         fuzz_fail("%s: the fuzz oracle has no check for operator family %s", who, family);
 }
 
+bool fuzz_oracle_flush_changes_input(const dml_case *c)
+{
+    if (c->input.type != DML_TENSOR_DATA_TYPE_FLOAT32)
+        return false;
+    tensor_view v;
+    case_tensor_view(&c->input, &v);
+    uint32_t coords[DML_MAX_RANK] = { 0 };
+    uint64_t offset = 0;
+    for (uint64_t i = 0; i < v.elements; i++, tensor_view_step(&v, coords, &offset)) {
+        uint32_t bits = (uint32_t)dtype_load_bits(c->input_data, v.type, offset);
+        if (float_bits_flush_denormal(bits) != bits)
+            return true;
+    }
+    return false;
+}
+
 static bool input_has_nan(const dml_case *c)
 {
     tensor_view v;

@@ -32,6 +32,10 @@
 void fuzz_oracle_check(const dml_case *c, const exec_options *opt, const case_outputs *out,
                        const char *who);
 
+/* True when c's input is FLOAT32 and some logical input element is a denormal: only then do
+ * the checks above read different values with opt->flush_denormals than without. */
+bool fuzz_oracle_flush_changes_input(const dml_case *c);
+
 /* Checks the classes the reference reported for c: `nan` only when some logical input
  * element is a NaN; `padding_window` exactly when some pooling window lies entirely in
  * padding; `denormal` exactly when the flushed answer differs from the exact one. */

@@ -3,7 +3,9 @@
 # for a given time with the machine's cores, merges inputs that add coverage back into
 # corpus/fuzz/<target>/ (libFuzzer -merge=1: minimal, named by SHA-1), and reports findings
 # (crashes, leaks, timeouts, out-of-memory) with the first lines of each report and the
-# command that replays it.  Exit status: 0 no finding, 1 findings, 2 usage or setup error.
+# command that replays it.  Per-target libFuzzer options live in fuzz/<target>.options
+# (engine_options.sh); a leak found only at exit (-detect_leaks=0) is a finding too.
+# Exit status: 0 no finding, 1 findings, 2 usage or setup error.
 #
 #   fuzz/run-fuzzers.sh [--build DIR] [--time SECONDS] [--jobs N] [--no-merge]
 #                       [--reseed] [--minimize] [TARGET...]
@@ -67,12 +69,9 @@ extra_corpora() {
     if [ "$1" = fuzz_case_json ]; then echo "$src/corpus/conformance"; fi
 }
 
-# Options every libFuzzer run of a target gets.
-engine_options() {
-    local dict=$src/fuzz/$1.dict
-    echo "-rss_limit_mb=2048 -timeout=25 -max_len=8192"
-    if [ -f "$dict" ]; then echo "-dict=$dict"; fi
-}
+# Options every libFuzzer run of a target gets: engine_options SRC TARGET.
+# shellcheck source-path=SCRIPTDIR source=engine_options.sh
+. "$src/fuzz/engine_options.sh"
 
 # Every conformance case, named by SHA-1 of its content, into DIR.
 copy_conformance() {
@@ -91,7 +90,7 @@ merge_into() { # TARGET LOG DEST [-use_counters=0] SOURCE...
     local t=$1 log=$2 dst=$3; shift 3
     mkdir -p "$dst"
     # shellcheck disable=SC2046
-    "$build/fuzz/$t" -merge=1 $(engine_options "$t") "$@" "$dst" "${sources[@]}" >"$log" 2>&1 ||
+    "$build/fuzz/$t" -merge=1 $(engine_options "$src" "$t") "$@" "$dst" "${sources[@]}" >"$log" 2>&1 ||
         { echo "run-fuzzers.sh: merging into $dst failed, see $log" >&2; exit 2; }
 }
 
@@ -136,7 +135,7 @@ for t in "${targets[@]}"; do
     fi
     echo "== $t: fuzzing ${seconds}s with $jobs process(es)"
     # shellcheck disable=SC2046
-    set -- $(engine_options "$t") -max_total_time="$seconds" -artifact_prefix="$work/findings/" \
+    set -- $(engine_options "$src" "$t") -max_total_time="$seconds" -artifact_prefix="$work/findings/" \
         -print_final_stats=1
     if [ "$jobs" -gt 1 ]; then
         set -- "$@" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1
@@ -160,6 +159,14 @@ for t in "${targets[@]}"; do
         "$bin" "$f" 2>&1 | grep -E "^fuzz:|ERROR: |SUMMARY: |^    #[0-3] " | head -12 | sed 's/^/     /' || true
         echo "     replay: $bin $f"
     done
+    # A target run with -detect_leaks=0 (its fuzz/<target>.options) saves no input for a leak:
+    # LeakSanitizer reports it when the fuzzer exits, in the log, with the allocation's stack.
+    if grep -q "ERROR: LeakSanitizer" "$work/fuzz.log"; then
+        findings=$((findings + 1))
+        echo "   FINDING a leak reported at exit (no input saved; see $work/fuzz.log)"
+        grep -E "ERROR: LeakSanitizer|SUMMARY: |^    #[0-3] " "$work/fuzz.log" | head -8 | sed 's/^/     /' || true
+        echo "     replay: $(printf '%q ' "$build/fuzz/${t}_replay" "$corpus" "$work/corpus")"
+    fi
 done
 
 if [ $findings -gt 0 ]; then

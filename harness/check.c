@@ -301,7 +301,7 @@ void check_judge(const dml_case *c, const check_oracle *o, const check_answer *a
     }
     const case_outputs *flushed = o->flushed.output ? &o->flushed : NULL;
     judge_outputs(c, &o->expected, flushed, &a->outputs, &opt->rules, &r->j);
-    if (o->classes & CASE_CLASS_NAN) /* cases without a NaN pay nothing */
+    if ((o->classes & CASE_CLASS_NAN) && !opt->skip_nan_fingerprint) /* cases without a NaN pay nothing */
         r->nan = nan_fingerprint_case(c, &a->outputs);
     /* A differing case is class nan only where a NaN decided a differing element (SEMANTICS
      * "Classes"): a NaN elsewhere in it excuses nothing, so it is not named either. */

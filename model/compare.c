@@ -20,11 +20,12 @@ typedef struct side {
     const uint64_t *array;  /* logical row-major bits */
 } side;
 
-static uint64_t side_get(const side *s, const tensor_view *v, uint64_t i)
+/* Logical element i, which sits at element offset `offset` of a strided buffer. */
+static uint64_t side_get(const side *s, const tensor_view *v, uint64_t i, uint64_t offset)
 {
     if (s->array)
         return s->array[i];
-    return dtype_load_bits(s->buf, v->type, tensor_view_offset(v, i));
+    return dtype_load_bits(s->buf, v->type, offset);
 }
 
 static void compare_tensor(const char *name, const case_tensor *t, const side *a, const side *b,
@@ -32,15 +33,17 @@ static void compare_tensor(const char *name, const case_tensor *t, const side *a
 {
     tensor_view v;
     case_tensor_view(t, &v);
-    for (uint64_t i = 0; i < v.elements; i++) {
-        uint64_t x = side_get(a, &v, i), y = side_get(b, &v, i);
+    uint32_t coords[DML_MAX_RANK] = { 0 };
+    uint64_t offset = 0;
+    for (uint64_t i = 0; i < v.elements; i++, tensor_view_step(&v, coords, &offset)) {
+        uint64_t x = side_get(a, &v, i, offset), y = side_get(b, &v, i, offset);
         if (compare_bits_equal(v.type, x, y))
             continue;
         if (*count == 0 && first) {
             first->tensor = name;
             first->logical_index = i;
             first->rank = v.rank;
-            tensor_view_coords(&v, i, first->coords);
+            memcpy(first->coords, coords, sizeof first->coords);
             first->expected_bits = x;
             first->got_bits = y;
         }
@@ -48,9 +51,25 @@ static void compare_tensor(const char *name, const case_tensor *t, const side *a
     }
 }
 
+/* Both buffers of one tensor hold the same bytes, gaps included: then every logical element
+ * agrees, and the element walk is not needed.  Only for buffers of the tensor's full size. */
+static bool same_bytes(const case_tensor *t, const uint8_t *a, uint64_t a_bytes, const uint8_t *b,
+                       uint64_t b_bytes)
+{
+    uint64_t bytes = case_tensor_bytes(t);
+    return a_bytes == bytes && b_bytes == bytes && !memcmp(a, b, bytes);
+}
+
 bool compare_outputs(const dml_case *c, const case_outputs *expected, const case_outputs *got,
                      mismatch *first)
 {
+    if (same_bytes(&c->output, expected->output, expected->output_bytes, got->output, got->output_bytes)
+        && (!c->indices.present || same_bytes(&c->indices, expected->indices, expected->indices_bytes,
+                                              got->indices, got->indices_bytes))) {
+        if (first)
+            first->count = 0;
+        return true;
+    }
     uint64_t count = 0;
     side a = { expected->output, NULL }, b = { got->output, NULL };
     compare_tensor("output", &c->output, &a, &b, first, &count);

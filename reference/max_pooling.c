@@ -211,10 +211,12 @@ static void pool_plane_keys(pool_run *r, const uint8_t *base, uint64_t n, uint64
             }
 }
 
-/* Stores an index of `bytes` bytes (0: no indices tensor), the common 4 bytes without
- * key_store_raw's switch. */
-static inline void pool_store_index(uint8_t *at, unsigned bytes, uint64_t index)
+/* Stores an index of `bytes` bytes at byte `offset` of `indices` (bytes 0: there is no
+ * indices tensor, and `indices` may be NULL, which no offset may be added to), the common 4
+ * bytes without key_store_raw's switch. */
+static inline void pool_store_index(uint8_t *indices, uint64_t offset, unsigned bytes, uint64_t index)
 {
+    uint8_t *at = bytes ? indices + offset : NULL;
     if (bytes == sizeof(uint32_t)) {
         uint32_t narrow = (uint32_t)index;
         memcpy(at, &narrow, sizeof narrow);
@@ -231,8 +233,7 @@ static void pool_row_store(pool_run *r, uint64_t n, uint64_t ch, uint64_t o[POOL
     const uint64_t *os = r->out_strides, *is = r->idx_strides;
     uint8_t *value_at = r->out->output
         + (n * os[0] + ch * os[1] + o[0] * os[2] + o[1] * os[3]) * sizeof(float);
-    uint8_t *index_at = r->idx_bytes ? r->out->indices
-        + (n * is[0] + ch * is[1] + o[0] * is[2] + o[1] * is[3]) * r->idx_bytes : NULL;
+    uint64_t index_at = (n * is[0] + ch * is[1] + o[0] * is[2] + o[1] * is[3]) * r->idx_bytes;
     const uint64_t value_step = os[4] * sizeof(float), index_step = is[4] * r->idx_bytes;
     const pool_axis *aw = &r->ax[2];
     r->kernels->pool_pick(r->row_best, r->row_at, aw->out_size, r->w_start, r->w_taps,
@@ -243,7 +244,7 @@ static void pool_row_store(pool_run *r, uint64_t n, uint64_t ch, uint64_t o[POOL
             continue;
         }
         memcpy(value_at, &r->pick_value[o[2]], sizeof(float));
-        pool_store_index(index_at, r->idx_bytes, plane_index + r->pick_at[o[2]]);
+        pool_store_index(r->out->indices, index_at, r->idx_bytes, plane_index + r->pick_at[o[2]]);
     }
 }
 
@@ -335,15 +336,14 @@ static void pool_store_lanes(pool_run *r, uint64_t n, uint64_t c0, uint64_t lane
     const uint64_t *os = r->out_strides, *is = r->idx_strides;
     uint8_t *value_at = r->out->output
         + (n * os[0] + c0 * os[1] + o[0] * os[2] + o[1] * os[3] + o[2] * os[4]) * sizeof(float);
-    uint8_t *index_at = r->idx_bytes ? r->out->indices
-        + (n * is[0] + c0 * is[1] + o[0] * is[2] + o[1] * is[3] + o[2] * is[4]) * r->idx_bytes
-        : NULL;
+    uint64_t index_at = (n * is[0] + c0 * is[1] + o[0] * is[2] + o[1] * is[3] + o[2] * is[4])
+        * r->idx_bytes;
     const uint64_t value_step = os[1] * sizeof(float), index_step = is[1] * r->idx_bytes;
     uint64_t plane_index = (n * channels + c0) * plane;
     for (uint64_t k = 0; k < lanes; k++, value_at += value_step, index_at += index_step,
                   plane_index += plane) {
         memcpy(value_at, &value[k], sizeof(float));
-        pool_store_index(index_at, r->idx_bytes, plane_index + position[k]);
+        pool_store_index(r->out->indices, index_at, r->idx_bytes, plane_index + position[k]);
     }
 }
 

@@ -43,6 +43,16 @@ static void coords_of(unsigned rank, const UINT *sizes, uint64_t logical, uint64
     }
 }
 
+/* The next row-major coordinates: the last one counts fastest (coords_of of logical + 1). */
+static void coords_next(unsigned rank, const UINT *sizes, uint64_t *coords)
+{
+    for (unsigned i = rank; i-- > 0;) {
+        if (++coords[i] < sizes[i])
+            return;
+        coords[i] = 0;
+    }
+}
+
 /* Element offset of coordinates under the tensor's strides (packed when it has none). */
 static uint64_t address_of(const case_tensor *t, const uint64_t *coords)
 {
@@ -134,13 +144,12 @@ static unsigned naive_arg(const dml_case *c, const exec_options *opt, uint64_t *
     uint64_t out_n = count_of(c->output.rank, c->output.sizes);
     uint64_t in_n = count_of(c->input.rank, c->input.sizes);
     for (uint64_t o = 0; o < out_n; o++) {
-        uint64_t oc[DML_MAX_RANK], ic[DML_MAX_RANK];
+        uint64_t oc[DML_MAX_RANK], ic[DML_MAX_RANK] = { 0 };
         coords_of(c->output.rank, c->output.sizes, o, oc);
         bool have = false;
         naive_value best = { 0 };
         uint64_t best_index = 0;
-        for (uint64_t i = 0; i < in_n; i++) {
-            coords_of(c->input.rank, c->input.sizes, i, ic);
+        for (uint64_t i = 0; i < in_n; i++, coords_next(c->input.rank, c->input.sizes, ic)) {
             bool member = true;
             uint64_t index = 0;
             for (unsigned a = 0; a < c->input.rank; a++) {
