@@ -75,6 +75,7 @@ struct cl_core {
     cl_oclgrind *oclgrind; /* --device oclgrind: its log; NULL on any other device */
     struct batch_slot *slots; /* one per case of the batch being run, reused */
     size_t slot_capacity;
+    double kernel_seconds; /* the last batch's launches, by the queue's profiling clock */
 };
 
 static double now_seconds(void)
@@ -155,7 +156,9 @@ static bool open_device(cl_core *b, const char *selector, cl_msg *err)
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateContext", rc);
     cl_oclgrind_context_created(b->oclgrind);
-    b->queue = clCreateCommandQueue(b->context, b->dev.device, 0, &rc);
+    /* Profiling times the launches of each batch (cl_core_kernel_seconds) at the cost of a
+     * few clock reads per command. */
+    b->queue = clCreateCommandQueue(b->context, b->dev.device, CL_QUEUE_PROFILING_ENABLE, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateCommandQueue", rc);
     return true;
@@ -254,6 +257,7 @@ cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
         cl_msg_set(err, "out of memory opening the OpenCL backend");
         return NULL;
     }
+    b->kernel_seconds = -1;
     double t0 = now_seconds();
     /* Oclgrind is set up through the environment, before the process's first OpenCL call. */
     if (cl_oclgrind_selected(options->device) && !(b->oclgrind = cl_oclgrind_prepare(err))) {
@@ -278,6 +282,11 @@ cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
 void cl_core_set_tuning(cl_core *b, const cl_tuning *tuning)
 {
     b->tuning = *tuning;
+}
+
+double cl_core_kernel_seconds(const cl_core *b)
+{
+    return b->kernel_seconds;
 }
 
 const cl_open_stats *cl_core_open_stats(const cl_core *b)
@@ -609,9 +618,36 @@ static bool enqueue_write(cl_core *b, const batch_layout *bl, cl_msg *err)
     return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
 }
 
+/* The launches of a batch, first and last, for their device time. */
+typedef struct launch_events {
+    cl_event first, last;
+} launch_events;
+
+/* Seconds from the first launch's start to the last one's end, or -1 when the device does
+ * not say; releases the events. */
+static double launch_events_seconds(launch_events *e)
+{
+    cl_ulong start = 0, end = 0;
+    double seconds = -1;
+    if (e->first && e->last
+        && clGetEventProfilingInfo(e->first, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                   NULL) == CL_SUCCESS
+        && clGetEventProfilingInfo(e->last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)
+               == CL_SUCCESS
+        && end >= start)
+        seconds = (double)(end - start) * 1e-9;
+    if (e->last && e->last != e->first)
+        clReleaseEvent(e->last);
+    if (e->first)
+        clReleaseEvent(e->first);
+    e->first = e->last = NULL;
+    return seconds;
+}
+
 /* One launch per kernel the batch uses, in the plans' launch order (the combine pass after
  * the partial results it folds; the queue is in order). */
-static bool enqueue_launches(cl_core *b, const batch_layout *bl, cl_msg *err)
+static bool enqueue_launches(cl_core *b, const batch_layout *bl, launch_events *events,
+                             cl_msg *err)
 {
     for (int position = 0; position < CL_PLAN_MAX_LAUNCHES; position++)
         for (int k = 0; k < CL_KERNEL_COUNT; k++) {
@@ -619,12 +655,18 @@ static bool enqueue_launches(cl_core *b, const batch_layout *bl, cl_msg *err)
                 continue;
             size_t local = local_size(b, (cl_kernel_id)k);
             size_t global = (size_t)((bl->work_items[k] + local - 1) / local * local);
+            cl_event done = NULL;
             cl_int rc = clEnqueueNDRangeKernel(b->queue, b->kernels[k], 1, NULL, &global, &local,
-                                               0, NULL, NULL);
+                                               0, NULL, &done);
             if (rc != CL_SUCCESS)
                 return cl_fail(err, "clEnqueueNDRangeKernel", rc)
                        || cl_msg_prefix(err, "kernel %s, %zu work-items in groups of %zu",
                                         kernel_names[k], global, local);
+            if (!events->first)
+                events->first = done;
+            else if (events->last != events->first)
+                clReleaseEvent(events->last);
+            events->last = done;
         }
     return true;
 }
@@ -710,12 +752,15 @@ static void run_batch_on_device(cl_core *b, batch_slot *slots, size_t n)
     }
     batch_place(b, slots, n, &bl); /* CLP_ARENA_BYTES: the capacity may have grown */
     image_build(b, slots, n, &bl);
-    if (!enqueue_write(b, &bl, &err) || !enqueue_launches(b, &bl, &err)) {
+    launch_events events = { NULL, NULL };
+    if (!enqueue_write(b, &bl, &err) || !enqueue_launches(b, &bl, &events, &err)) {
         clFinish(b->queue);
+        launch_events_seconds(&events);
         batch_fail(slots, n, CL_RUN_ERROR, &err);
         return;
     }
     read_back(b, slots, n, &bl);
+    b->kernel_seconds = launch_events_seconds(&events);
 }
 
 /* The run's status once a checking device's reports are in: a report fails a run that
