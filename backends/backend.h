@@ -96,6 +96,9 @@ typedef struct backend_vtable {
     /* `dmlcheck bench`: figures only this backend has (start-up, per-case overhead), printed
      * after the common scenarios; false with err on failure. */
     bool (*bench_extra)(FILE *f, const char *device, backend *b, dmlc_error *err);
+    /* Optional (NULL when the backend has none).  `dmlcheck bench`: the device time of the
+     * last run's kernels alone (no transfers, no checks) in seconds; negative when unknown. */
+    double (*kernel_seconds)(backend *b);
 } backend_vtable;
 
 /* Registered backends, NULL-terminated; the reference first. */

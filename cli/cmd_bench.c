@@ -11,6 +11,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,45 +224,117 @@ __attribute__((target("avx2"))) static uint64_t read_pass_avx2(const uint8_t *p,
 }
 #endif
 
-/* Read bandwidth over p in bytes per second: the best of `repeat` passes of each kind. */
-static double read_bandwidth_of(const uint8_t *p, size_t bytes, unsigned repeat)
+typedef uint64_t (*read_pass_fn)(const uint8_t *, size_t);
+
+/* The read passes this CPU has: the word pass, and the AVX2 one where it exists. */
+static unsigned read_passes(read_pass_fn passes[2])
+{
+    passes[0] = read_pass_words;
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx2")) {
+        passes[1] = read_pass_avx2;
+        return 2;
+    }
+#endif
+    return 1;
+}
+
+/* One thread's share of a concurrent pass: its slice, and the seconds it took. */
+typedef struct read_slice {
+    read_pass_fn pass;
+    const uint8_t *p;
+    size_t bytes;
+    pthread_barrier_t *start;
+    double seconds;
+    uint64_t sum;
+} read_slice;
+
+static void *read_slice_pass(void *arg)
+{
+    read_slice *s = arg;
+    pthread_barrier_wait(s->start);
+    double t0 = now_seconds();
+    s->sum = s->pass(s->p, s->bytes);
+    s->seconds = now_seconds() - t0;
+    return NULL;
+}
+
+/* Seconds for `threads` threads to read p together, each its own slice (a multiple of 128
+ * bytes): the slowest thread's time, from a common start; negative when a thread cannot
+ * be started. */
+static double read_pass_threads(read_pass_fn pass, const uint8_t *p, size_t bytes,
+                                unsigned threads, volatile uint64_t *sink)
+{
+    enum { MAX_THREADS = 2 };
+    read_slice slices[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, threads);
+    size_t share = bytes / threads / 128 * 128;
+    unsigned started = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        slices[t] = (read_slice){ pass, p + t * share, t + 1 < threads ? share : bytes - t * share,
+                                  &start, 0, 0 };
+        if (t > 0 && pthread_create(&ids[t], NULL, read_slice_pass, &slices[t]))
+            break;
+        started = t + 1;
+    }
+    double slowest = -1;
+    if (started == threads) {
+        read_slice_pass(&slices[0]);
+        slowest = 0;
+    }
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    pthread_barrier_destroy(&start);
+    for (unsigned t = 0; slowest >= 0 && t < threads; t++) {
+        *sink += slices[t].sum;
+        slowest = slices[t].seconds > slowest ? slices[t].seconds : slowest;
+    }
+    return slowest;
+}
+
+/* Read bandwidth over p in bytes per second with one or two threads reading it together:
+ * the best of `repeat` passes of each kind (two threads read half each, at once; a machine
+ * with two cores is bounded by what they reach together, not by twice one thread's). */
+static double read_bandwidth_of(const uint8_t *p, size_t bytes, unsigned repeat, unsigned threads)
 {
     bytes -= bytes % 128;
-    uint64_t (*passes[2])(const uint8_t *, size_t) = { read_pass_words, NULL };
-#if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2"))
-        passes[1] = read_pass_avx2;
-#endif
+    read_pass_fn passes[2];
+    unsigned kinds = read_passes(passes);
     double best = 1e30;
     volatile uint64_t sink = 0;
-    for (unsigned k = 0; k < 2 && passes[k]; k++)
+    for (unsigned k = 0; k < kinds; k++)
         for (unsigned r = 0; r < repeat; r++) {
-            double t0 = now_seconds();
-            sink += passes[k](p, bytes);
-            double t = now_seconds() - t0;
+            double t = read_pass_threads(passes[k], p, bytes, threads, &sink);
+            if (t < 0) {
+                fprintf(stderr, "dmlcheck bench: cannot start a reading thread\n");
+                exit(2);
+            }
             best = t < best ? t : best;
         }
-    (void)sink;
     return (double)bytes / best;
 }
 
-/* Memory read bandwidth in bytes per second, over a 256 MiB buffer. */
-static double measure_read_bandwidth(unsigned repeat)
+/* Memory read bandwidth in bytes per second, over a 256 MiB buffer, with 1 or 2 threads. */
+static void measure_read_bandwidth(unsigned repeat, double *one, double *two)
 {
     const size_t words = (size_t)32 << 20;
     uint64_t *buf = bench_alloc(words * sizeof *buf);
     for (size_t i = 0; i < words; i++)
         buf[i] = i * 0x9e3779b97f4a7c15ull;
-    double bandwidth = read_bandwidth_of((const uint8_t *)buf, words * sizeof *buf, repeat);
+    *one = read_bandwidth_of((const uint8_t *)buf, words * sizeof *buf, repeat, 1);
+    *two = read_bandwidth_of((const uint8_t *)buf, words * sizeof *buf, repeat, 2);
     free(buf);
-    return bandwidth;
 }
 
 /* Times `repeat` runs of backend b on c (after one warm-up run) and returns the best time
- * in seconds, or a negative value when the backend fails (message printed). */
+ * in seconds, or a negative value when the backend fails (message printed).  *kernels is
+ * the best device time of the kernels alone where the backend reports it, else -1. */
 static double bench_backend_case(const backend_vtable *vt, backend *b, const dml_case *c,
-                          unsigned repeat)
+                                 unsigned repeat, double *kernels)
 {
+    *kernels = -1;
     case_outputs out;
     if (!case_outputs_alloc(&out, c)) {
         fprintf(stderr, "dmlcheck bench: out of memory for outputs\n");
@@ -282,6 +355,9 @@ static double bench_backend_case(const backend_vtable *vt, backend *b, const dml
         }
         if (r > 0 && t < best) /* run 0 warms caches, pages and kernels */
             best = t;
+        double k = vt->kernel_seconds ? vt->kernel_seconds(b) : -1;
+        if (r > 0 && k >= 0 && (*kernels < 0 || k < *kernels))
+            *kernels = k;
     }
     case_outputs_free(&out);
     return best;
@@ -296,15 +372,23 @@ static uint64_t scenario_units(const bench_scenario *s, const dml_case *c)
 /* Outcome of one scenario. */
 enum { SCENARIO_OK, SCENARIO_MISSED, SCENARIO_FAILED };
 
-/* Runs one scenario and prints its line. */
+/* What one scenario measured on one backend (seconds; kernels -1 when not reported). */
+typedef struct scenario_times {
+    double seconds, kernels;
+} scenario_times;
+
+/* Runs one scenario, prints its line and fills *times. */
 static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backend *b,
-                         unsigned repeat, bool judge_goals)
+                        unsigned repeat, bool judge_goals, scenario_times *times)
 {
     prng p;
     prng_seed2(&p, BENCH_SEED, prng_hash_str(s->name));
     dml_case c;
     s->build(&c, &p);
-    double seconds = bench_backend_case(vt, b, &c, repeat);
+    double kernels;
+    double seconds = bench_backend_case(vt, b, &c, repeat, &kernels);
+    times->seconds = seconds;
+    times->kernels = kernels;
     if (seconds < 0) {
         case_free(&c);
         return SCENARIO_FAILED;
@@ -318,13 +402,23 @@ static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backe
         /* The same bytes at the same place: a 64 MiB input may sit in a large last-level
          * cache, where the 256 MiB buffer of the first line does not. */
         double input_bytes = (double)case_tensor_bytes(&c.input);
-        double read = read_bandwidth_of(c.input_data, case_tensor_bytes(&c.input), repeat);
+        double read = read_bandwidth_of(c.input_data, case_tensor_bytes(&c.input), repeat, 1);
         double pct = 100.0 * (input_bytes / seconds) / read;
         printf("  %5.1f%% of its input's read bandwidth (%.1f GB/s)", pct, read * 1e-9);
         if (s->goal_bandwidth_pct > 0)
             met &= pct >= s->goal_bandwidth_pct;
+        if (kernels >= 0) {
+            /* Kernels on every core are bounded by what two threads read together. */
+            double read2 = read_bandwidth_of(c.input_data, case_tensor_bytes(&c.input), repeat, 2);
+            printf("\n%-26s %-10s %8.3f ns/%-7s  %5.1f%% of its input's 2-thread read bandwidth "
+                   "(%.1f GB/s)", "", "kernels", kernels * 1e9 / (double)units, unit,
+                   100.0 * (input_bytes / kernels) / read2, read2 * 1e-9);
+        }
     } else {
         printf("  %52s", "");
+        if (kernels >= 0)
+            printf("\n%-26s %-10s %8.3f ns/%-7s", "", "kernels", kernels * 1e9 / (double)units,
+                   unit);
     }
     if (s->goal_ns > 0)
         met &= ns <= s->goal_ns;
@@ -345,6 +439,17 @@ static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backe
     }
     case_free(&c);
     return met || !judge_goals ? SCENARIO_OK : SCENARIO_MISSED;
+}
+
+/* The reference's time over the backend's: above 1, the backend is faster. */
+static void print_speedup(const bench_scenario *s, const char *name, const scenario_times *mine,
+                          const scenario_times *reference)
+{
+    printf("%-26s speed-up over the reference: %s %.2fx", s->name, name,
+           reference->seconds / mine->seconds);
+    if (mine->kernels > 0)
+        printf(", its kernels alone %.2fx", reference->seconds / mine->kernels);
+    printf("\n");
 }
 
 static void usage(FILE *f)
@@ -426,9 +531,12 @@ int cmd_bench(int argc, char **argv)
         return 2;
     }
     bool judge = !strcmp(vt->name, "reference");
-    double bandwidth = measure_read_bandwidth(repeat < 3 ? 3 : repeat);
+    double bandwidth, bandwidth2;
+    measure_read_bandwidth(repeat < 3 ? 3 : repeat, &bandwidth, &bandwidth2);
     printf("memory read bandwidth (256 MiB): %.2f GB/s (%.3f ns per 4-byte element), best of %u runs\n",
            bandwidth * 1e-9, 4e9 / bandwidth, repeat < 3 ? 3 : repeat);
+    printf("  two threads reading together: %.2f GB/s (%.2fx one thread)\n", bandwidth2 * 1e-9,
+           bandwidth2 / bandwidth);
     if (judge)
         printf("reference kernels: %s (DMLCHECK_REFERENCE_PORTABLE=1 selects the portable ones)\n",
                ref_kernels_name());
@@ -438,11 +546,13 @@ int cmd_bench(int argc, char **argv)
     backend *ref = ref_vt ? ref_vt->open(NULL, NULL, &err) : NULL;
     for (size_t i = 0; i < SCENARIO_COUNT; i++)
         if (!any_selected || selected[i]) {
-            int outcome = run_scenario(&scenarios[i], vt, b, repeat, judge);
+            scenario_times mine, theirs;
+            int outcome = run_scenario(&scenarios[i], vt, b, repeat, judge, &mine);
             missed |= outcome == SCENARIO_MISSED;
             failed |= outcome == SCENARIO_FAILED;
-            if (ref)
-                run_scenario(&scenarios[i], ref_vt, ref, repeat, false);
+            if (ref && run_scenario(&scenarios[i], ref_vt, ref, repeat, false, &theirs) == SCENARIO_OK
+                && outcome != SCENARIO_FAILED)
+                print_speedup(&scenarios[i], vt->name, &mine, &theirs);
         }
     if (ref)
         ref_vt->close(ref);

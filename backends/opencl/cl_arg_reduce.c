@@ -19,8 +19,10 @@
 /* A work-item of a split reduction scans at least this many elements. */
 #define SPLIT_MIN_PER_ITEM 256
 #define SPLIT_TARGET_ITEMS 8192
-/* Outputs per work-item of arg_reduce_columns (AR_COLUMNS in arg_reduce.cl). */
-#define AR_COLUMNS 16
+/* arg_reduce_columns: a work-item takes up to AR_COLUMN_VECTORS vectors of AR_LANES
+ * neighbouring outputs (arg_reduce.cl). */
+#define AR_LANES 16
+#define AR_COLUMN_VECTORS 4
 
 typedef struct ar_dim {
     uint64_t size, in_stride, out_stride;
@@ -64,7 +66,14 @@ static bool use_columns(const ar_dim *kept, unsigned kept_rank, const ar_dim *re
 {
     return !tuning->no_columns && tuning->split_mode == CL_SPLIT_CHUNKED && split == 1
            && kept_rank > 0 && red_rank > 0 && kept[kept_rank - 1].in_stride == 1
-           && kept[kept_rank - 1].size >= AR_COLUMNS && red[red_rank - 1].in_stride != 1;
+           && kept[kept_rank - 1].size >= AR_LANES && red[red_rank - 1].in_stride != 1;
+}
+
+/* Vectors of outputs per work-item of arg_reduce_columns: as many as the row holds, up to
+ * AR_COLUMN_VECTORS (several cache lines per step let the CPU's prefetchers see a stream). */
+static uint64_t column_vectors(uint64_t width)
+{
+    return width / AR_LANES < AR_COLUMN_VECTORS ? width / AR_LANES : AR_COLUMN_VECTORS;
 }
 
 void cl_plan_arg_reduce(cl_plan *plan, const cl_case *c, const cl_exec *opt,
@@ -117,8 +126,10 @@ void cl_plan_arg_reduce(cl_plan *plan, const cl_case *c, const cl_exec *opt,
     plan->scratch_bytes = 0;
     if (use_columns(kept_dims, kept_rank, red_dims, red_rank, split, tuning)) {
         uint64_t width = kept_dims[kept_rank - 1].size;
+        uint64_t columns = column_vectors(width) * AR_LANES;
+        p[CLP_AR_COLUMN_VECTORS] = column_vectors(width);
         plan->launches[0].kernel = CL_KERNEL_ARG_REDUCE_COLUMNS;
-        plan->launches[0].work_items = outputs / width * ((width + AR_COLUMNS - 1) / AR_COLUMNS);
+        plan->launches[0].work_items = outputs / width * ((width + columns - 1) / columns);
         return;
     }
     if (split > 1) {

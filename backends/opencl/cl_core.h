@@ -78,5 +78,8 @@ const cl_device_entry *cl_core_device(const cl_core *b);
 bool cl_core_flushes_denormals(const cl_core *b);
 void cl_core_set_tuning(cl_core *b, const cl_tuning *tuning);
 const cl_open_stats *cl_core_open_stats(const cl_core *b);
+/* Device time of the last batch's kernels, from the first launch's start to the last one's
+ * end (the queue's profiling clock), in seconds; -1 when the device gave no times. */
+double cl_core_kernel_seconds(const cl_core *b);
 
 #endif

@@ -54,6 +54,7 @@
 #define CLP_AR_KEPT_RANK 20
 #define CLP_AR_RED_RANK 21
 #define CLP_AR_CHUNK 22      /* 0: work-item s takes k = s + j * S; else k in [s * CHUNK, + CHUNK) */
+#define CLP_AR_COLUMN_VECTORS 23 /* arg_reduce_columns: 16-column vectors per work-item (1-4) */
 #define CLP_AR_KEPT_SIZE 24       /* [8] */
 #define CLP_AR_KEPT_IN_STRIDE 32  /* [8] elements */
 #define CLP_AR_KEPT_OUT_STRIDE 40 /* [8] elements */

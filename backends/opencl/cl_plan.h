@@ -1,7 +1,7 @@
 /*
  * cl_plan.h: how one case runs on the device: the parameter block (cl_params.h), the
  * scratch space it needs and the kernels to enqueue, in order.  Planning is pure host
- * arithmetic on a validated case; cl_backend.c then lays out the arena, fills in the
+ * arithmetic on a validated case; cl_core.c then lays out the batch's arena, fills in the
  * CLP_*_OFFSET words and enqueues.  One planner per operator family:
  * cl_arg_reduce.c (ARGMIN, ARGMAX) and cl_max_pooling.c (MAX_POOLING1/2).
  */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cl_error.h"
+#include "cl_oclgrind.h"
 #include "cl_sources.h"
 
 #define CACHE_MAGIC "dmlcheck-cl-binary-1\n"
@@ -26,6 +27,15 @@
 /* Build options every program gets: none change semantics (no fast-math, no
  * -cl-denorms-are-zero: the kernels do no float arithmetic). */
 #define BASE_OPTIONS ""
+
+/* Options for what the device is: CPU devices get software prefetch in the long scans
+ * (arg_reduce.cl, AR_PREFETCH), which their caches need and which GPUs do not; Oclgrind,
+ * which checks every access, none. */
+static const char *device_options(const cl_device_entry *dev)
+{
+    bool cpu = dev->type & CL_DEVICE_TYPE_CPU;
+    return cpu && strcmp(dev->platform_name, CL_OCLGRIND_PLATFORM) ? "-DDMLCHECK_CL_PREFETCH" : "";
+}
 
 typedef struct cache_key {
     uint64_t h[2];
@@ -238,7 +248,8 @@ bool cl_program_build(cl_context ctx, const cl_device_entry *dev, const char *ex
 {
     memset(res, 0, sizeof *res);
     char options[512];
-    snprintf(options, sizeof options, "%s %s", BASE_OPTIONS, extra_options ? extra_options : "");
+    snprintf(options, sizeof options, "%s %s %s", BASE_OPTIONS, device_options(dev),
+             extra_options ? extra_options : "");
 
     cache_key key = key_compute(dev, options);
     char dir[400];

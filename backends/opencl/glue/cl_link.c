@@ -32,6 +32,11 @@ const cl_open_stats *cl_backend_open_stats(backend *b)
     return cl_core_open_stats(cl_plugin_core(plugin_context(b)));
 }
 
+static double opencl_kernel_seconds(backend *b)
+{
+    return cl_core_kernel_seconds(cl_plugin_core(plugin_context(b)));
+}
+
 static backend *opencl_open(const char *device, const char *args, dmlc_error *err)
 {
     if (!backend_no_args("opencl", args, err))
@@ -58,4 +63,5 @@ const backend_vtable opencl_backend = {
     .run_batch = plugin_run_batch,
     .list_devices = opencl_list_devices,
     .bench_extra = cl_bench_report,
+    .kernel_seconds = opencl_kernel_seconds,
 };
