@@ -34,6 +34,15 @@ static const struct {
     { "layout", "c.layout", false },
     { "values", "c.distribution", false },
     { "direction", "json_extract(c.params, '$.direction')", false },
+    /* Pooling windows: dilated (a dilation > 1), with explicit padding (start or end; a ceil
+     * size pads implicitly, so this one can only say yes or no of the descriptor). */
+    { "dilated window", "CASE WHEN json_type(c.params, '$.dilations') IS NULL THEN NULL ELSE"
+      " (SELECT CASE WHEN max(value) > 1 THEN 'yes' ELSE 'no' END"
+      " FROM json_each(c.params, '$.dilations')) END", false },
+    { "explicit padding", "CASE WHEN json_type(c.params, '$.start_padding') IS NULL THEN NULL ELSE"
+      " (SELECT CASE WHEN max(value) > 0 THEN 'yes' ELSE 'no' END FROM (SELECT value FROM"
+      " json_each(c.params, '$.start_padding') UNION ALL SELECT value FROM"
+      " json_each(c.params, '$.end_padding'))) END", false },
     { "axes", "c.axis_kind", false },
     { "rank", "c.rank", true },
     { "input elements", "c.elements", true },

@@ -6,7 +6,8 @@
 # results.also_kinds), and a crash (one family across operators).  Each is shrunk: the two
 # value bugs to cases of a few elements whose cards in the HTML report hold a drawing, the
 # crash to the 2,000 input elements it needs (a crash leaves no output to draw).  A fourth
-# bug alone, bug=dilation (pooling windows read undilated), is at most two families.
+# bug alone, bug=dilation (pooling windows read undilated), is at most two families, each
+# saying it needs a dilated window.
 # Usage: three_bugs.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
 set -u
 dmlcheck=$1 example=$2
@@ -62,4 +63,6 @@ run run --backend "plugin:$example,bug=dilation" --types FLOAT32 --cases 10000 -
     --shrink-budget 0 --db "$tmp/dilation.sqlite"
 check "bug_dilation_is_at_most_two_families ($(judged_families))" \
     eval 'rc_is 1 && [ "$(judged_families)" -ge 1 ] && [ "$(judged_families)" -le 2 ]'
+check "bug_dilation_families_need_a_dilated_window" \
+    eval '[ "$(grep "^  family [0-9]*: fail " "$tmp/out" | grep -vc "only dilated window yes")" = 0 ]'
 finish
