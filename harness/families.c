@@ -368,6 +368,84 @@ static bool join_explained(const reader *rd, family_list *l)
     return ok;
 }
 
+/* Kinds that name no root cause: what is left when no evidence shows (classify.c's fallback;
+ * wrong_index is also a root-cause row, whose evidence is weak: an index and a value that
+ * disagree). */
+static bool weak_kind(const family *f)
+{
+    return !strcmp(f->kinds, ",wrong_index,") || !strcmp(f->kinds, ",value_bits_differ,");
+}
+
+/* Whether every "; "-separated item of `items` is one of `of`'s. */
+static bool needs_include(const char *of, const char *items)
+{
+    char want[sizeof ((family *)0)->needs], have[sizeof want + 4];
+    snprintf(have, sizeof have, "; %s; ", of);
+    for (const char *at = items; *at;) {
+        const char *end = strstr(at, "; ");
+        size_t len = end ? (size_t)(end - at) : strlen(at);
+        snprintf(want, sizeof want, "; %.*s; ", (int)len, at);
+        if (!strstr(have, want))
+            return false;
+        at += len + (end ? 2 : 0);
+    }
+    return true;
+}
+
+/* Whether needs name a feature beyond the operators ("only operator X" alone says little). */
+static bool telling_needs(const char *needs)
+{
+    for (const char *at = needs; *at;) {
+        if (strncmp(at, "only operator ", 14))
+            return true;
+        const char *end = strstr(at, "; ");
+        at = end ? end + 2 : at + strlen(at);
+    }
+    return false;
+}
+
+/* Whether f, by its needs, is the bug of host g: the same operator family and verdict, and g's
+ * needs tell something beyond the operators; then a family of a weak kind that needs all g
+ * needs (and maybe more), or one of a root-cause kind that needs exactly what g needs. */
+static bool same_bug_by_needs(const family *f, const family *g)
+{
+    if (strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict) || weak_kind(g)
+        || !telling_needs(g->needs) || !needs_include(f->needs, g->needs))
+        return false;
+    return weak_kind(f) || needs_include(g->needs, f->needs);
+}
+
+/* A family that by its needs is the bug of a larger family joins it (same_bug_by_needs):
+ * bug=dilation returns a smaller element of the window as often as one from outside it, and
+ * every family of it needs a dilated window.  The host is described again over its cases. */
+static bool join_by_needs(const reader *rd, family_list *l)
+{
+    bool ok = true;
+    for (size_t i = l->count; ok && i-- > 0;) {
+        family *f = &l->items[i];
+        for (size_t j = 0; j < i; j++) { /* larger families come first */
+            family *g = &l->items[j];
+            if (!same_bug_by_needs(f, g) || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+                continue;
+            strcat(g->kinds, f->kinds + 1);
+            g->cases += f->cases;
+            free(g->shrunk_case);
+            free(g->shrunk_mismatch);
+            g->shrunk_case = g->shrunk_mismatch = NULL;
+            g->needs[0] = g->breakdown[0] = 0;
+            ok = describe(rd, g);
+            free(f->shrunk_case);
+            free(f->shrunk_mismatch);
+            memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
+            l->count--;
+            break;
+        }
+    }
+    if (ok)
+        qsort(l->items, l->count, sizeof *l->items, family_order);
+    return ok;
+}
+
 static bool grow(family_list *l, size_t *cap)
 {
     if (l->count < *cap)
@@ -438,6 +516,7 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
     failed = failed || !join_explained(&rd, out);
     for (size_t i = 0; !failed && i < out->count; i++)
         failed = !describe(&rd, &out->items[i]);
+    failed = failed || !join_by_needs(&rd, out);
     if (failed)
         families_free(out);
     return !failed;
