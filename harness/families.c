@@ -206,9 +206,8 @@ static const struct {
 #define SPREAD_VALUES 4
 
 /* "LABEL V1 N1, V2 N2, ..." for the family's most common values of one dimension. */
-static bool spread(const reader *rd, family *f, size_t d, const char *label, const char *expr)
+static bool spread(const reader *rd, family *f, const char *label, const char *expr)
 {
-    (void)d;
     char sql[1400];
     snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_FAMILY " GROUP BY 1 ORDER BY 2 DESC, 1",
              expr, rd->module_of);
@@ -281,9 +280,9 @@ static bool describe(const reader *rd, family *f)
         f->nondeterministic = sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
     for (size_t d = 0; !failed && d < sizeof spreads / sizeof spreads[0]; d++)
-        failed = !spread(rd, f, d, spreads[d].label, spreads[d].expr);
+        failed = !spread(rd, f, spreads[d].label, spreads[d].expr);
     if (!failed && strchr(f->kinds + 1, ',') != strrchr(f->kinds, ','))
-        failed = !spread(rd, f, 0, "kind", "r.kind");
+        failed = !spread(rd, f, "kind", "r.kind");
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
                        && d < sizeof dimensions / sizeof dimensions[0]; d++)
         failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));

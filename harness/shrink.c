@@ -344,6 +344,10 @@ static bool try_smaller_sizes(search *s)
 static bool try_simpler_parameters(search *s)
 {
     const dml_case *c = &s->current;
+    reshape same;
+    case_layouts l;
+    reshape_identity(c, &same);
+    layouts_of(c, &l);
     for (unsigned k = 0;; k++) {
         dml_case n;
         if (!case_copy(&n, c))
@@ -353,10 +357,6 @@ static bool try_simpler_parameters(search *s)
             case_free(&n);
             return false;
         }
-        reshape same;
-        case_layouts l;
-        reshape_identity(c, &same);
-        layouts_of(c, &l);
         if (!derive_outputs(&n, c, &same, &l) || (case_link(&n), !validate_case(&n, &err))) {
             case_free(&n);
             continue;

@@ -34,7 +34,7 @@ static bool outside(const case_tensor *t, unsigned a, unsigned b)
 /* Stored dimensions outermost first, then the broadcast ones; returns the stored count. */
 static unsigned memory_order(const case_tensor *t, const tensor_layout *l, unsigned *order)
 {
-    unsigned stored = 0, n = 0;
+    unsigned stored = 0;
     for (unsigned d = 0; d < t->rank; d++)
         if (!is_broadcast(l, d)) {
             unsigned j = stored++;
@@ -42,7 +42,7 @@ static unsigned memory_order(const case_tensor *t, const tensor_layout *l, unsig
                 order[j] = order[j - 1];
             order[j] = d;
         }
-    n = stored;
+    unsigned n = stored;
     for (unsigned d = 0; d < t->rank; d++)
         if (is_broadcast(l, d))
             order[n++] = d;
@@ -140,9 +140,8 @@ bool layout_is_permuted(const tensor_layout *l, unsigned rank)
 
 void layout_unpermute(tensor_layout *l, unsigned rank)
 {
-    unsigned n = 0;
     for (unsigned d = 0; d < rank; d++)
-        l->order[n++] = d;
+        l->order[d] = d;
 }
 
 unsigned layout_complexity(const tensor_layout *l, unsigned rank)
