@@ -3,15 +3,16 @@
  * it (at its feature level, or the lowest level where it is valid), then check it (check.h):
  * the backend's outputs are printed as one JSON line on stdout and judged bit-exactly (NaN by
  * NaN-ness) against the reference and, where the file holds expected outputs, against those,
- * which are exact (no class excuses a difference from them; a device that may flush fp32
- * denormals passes with the flushed answer, SEMANTICS D6).  Diagnostics are the check's
+ * by the same rules: a difference in a class the spec leaves open is "unspecified" unless
+ * --strict, as `run` and `replay` judge the same case; a device that may flush fp32
+ * denormals passes with the flushed answer, SEMANTICS D6.  Diagnostics are the check's
  * explanation on stderr, each ending with the command that replays it.  With several files
  * each JSON line names its file and result, and stderr ends with a summary line.  FILE "-" is
  * one case on standard input (CASEFILE_MAX_STREAM_BYTES); its replay line says to save it.
  *
- * The backend runs in a worker process (harness/worker.h), exactly as under `dmlcheck run`:
- * this process reads, validates and judges; the worker opens the backend and runs each case
- * into guarded buffers.  A backend that crashes or outlives --case-timeout on a file fails
+ * Each file is checked through a session (harness/session.h), exactly as `dmlcheck run`
+ * checks a case: this process reads, validates and judges; the session's worker process opens
+ * the backend and runs each case into guarded buffers.  A backend that crashes or outlives --case-timeout on a file fails
  * that file (`crash`, `hang`); the worker is restarted and the next file runs.  SIGINT and
  * SIGTERM abandon the file in flight within ~100 ms and exit 130.
  * Exit status: 0 all agree, 1 a mismatch or a misbehaving backend, 2 a usage, file or
@@ -29,9 +30,9 @@
 #include "casefile.h"
 #include "check.h"
 #include "error.h"
-#include "oracle_guard.h"
 #include "replay.h"
 #include "runner.h"
+#include "session.h"
 #include "validate.h"
 
 enum { EXIT_AGREE = 0, EXIT_FAIL = 1, EXIT_SETUP = 2, EXIT_STOPPED = RUNNER_EXIT_INTERRUPTED };
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate]\n"
-            "                     [--case-timeout MS] [--reference-timeout MS] FILE...\n\n"
+            "                     [--strict] [--case-timeout MS] [--reference-timeout MS] FILE...\n\n"
             "Runs each case file on a backend and prints its outputs as one JSON line:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
             "With several files, every file gets one line that names it and its result (agree,\n"
@@ -68,8 +69,10 @@ static void usage(FILE *f)
             "  {\"file\": \"a.json\", \"result\": \"fail\", \"kind\": \"wrong_index\", \"output\": [...]}\n"
             "and stderr ends with one summary line: \"exec: 5 files: 3 agree, 1 fail, 1 invalid\".\n"
             "Compares bit-exactly (NaN by NaN-ness) with the reference and, where a file holds\n"
-            "\"expected\", with that, and names the first differing element.  A case without\n"
-            "\"feature_level\" runs at the lowest level where it is valid.\n"
+            "\"expected\", with that (judged alike: a difference only where the spec is silent is\n"
+            "\"unspecified\", as in run and replay), and names the first differing element.  A\n"
+            "case without"
+            " \"feature_level\" runs at the lowest level where it is valid.\n"
             "FILE - reads one case from standard input, at most %zu bytes (a larger case: save it\n"
             "to a file, which may hold %zu); its replay line says to save it first.\n\n"
             "options:\n"
@@ -81,6 +84,8 @@ static void usage(FILE *f)
             "  --device SEL         device selector passed to the backend\n"
             "  --nan-policy POLICY  ignore (default: NaN never beats a number) or propagate\n"
             "                       (NaN beats everything); see docs/SEMANTICS.md D4\n"
+            "  --strict             a difference where the spec is silent fails instead of being\n"
+            "                       \"unspecified\"\n"
             "  --case-timeout MS    one file on the backend longer than this is a hang (default\n"
             "                       %u, as in run), plus 10 us per input element\n"
             "  --reference-timeout MS  one file's reference computation longer than this is an\n"
@@ -136,6 +141,8 @@ static const char *replay_command(const exec_run *r, const char *file, char *lin
         replay_append_arg(line, size, "--nan-policy");
         replay_append_arg(line, size, nan_policy_name(r->opt.nan));
     }
+    if (r->strict)
+        replay_append_arg(line, size, "--strict");
     if (r->case_timeout_ms != default_case_timeout_ms()) { /* a hang replays as a hang */
         char ms[16];
         snprintf(ms, sizeof ms, "%u", r->case_timeout_ms);
@@ -236,81 +243,33 @@ static exec_outcome outcome_of(const check_result *res)
     }
 }
 
-/* A new worker after the backend died or broke the protocol on this file. */
-static void restart_worker(exec_run *r, const char *file)
-{
-    dmlc_error err = { "" };
-    if (worker_restart(r->w, &err))
-        return;
-    fprintf(stderr, "dmlcheck exec: the backend cannot be opened again after it died on %s: %s\n",
-            file, err.msg);
-    r->broken = true;
-}
-
-/* Sends the case to the worker, computes the oracle while the backend runs, and waits for
- * the answer.  True with both to judge; false with *why: EXEC_STOPPED, or EXEC_ERROR with
- * the message printed.  Either way a due answer is received, or the worker that owed it is
- * replaced, so the next file gets its own. */
-static bool ask_worker(exec_run *r, const char *file, const dml_case *c, check_oracle *oracle,
-                       worker_answer *a, exec_outcome *why)
-{
-    dmlc_error err = { "" }, oracle_err = { "" };
-    char shown[SHOWN_NAME_SIZE];
-    const char *name = shown_name(file, shown, sizeof shown);
-    /* A failed send means the worker died: the answer that is due reports it as a crash. */
-    worker_send_case(r->w, c, &err);
-    /* The reference has its own time limit and looks at the stop flag (oracle_guard.h). */
-    oracle_limits limits = { .limit_ms = r->reference_timeout_ms, .stop = r->stop };
-    oracle_outcome prepared = oracle_prepare(c, &r->opt, &limits, oracle, &oracle_err);
-    if (prepared != ORACLE_READY) { /* nothing to judge the answer by: it is not waited for */
-        worker_abandon(r->w);
-        *why = prepared == ORACLE_STOPPED ? EXEC_STOPPED : EXEC_ERROR;
-        if (prepared == ORACLE_STOPPED)
-            return false;
-        fprintf(stderr, "%s: not checked: %s\n", name, oracle_err.msg);
-        restart_worker(r, name);
-        return false;
-    }
-    if (!worker_receive(r->w, c, a, &err)) {
-        *why = worker_interrupted(r->w) ? EXEC_STOPPED : EXEC_ERROR;
-        if (*why == EXEC_STOPPED)
-            return false;
-        fprintf(stderr, "%s: %s\n", name, err.msg); /* a protocol breach */
-        restart_worker(r, name);
-        return false;
-    }
-    return true;
-}
-
-/* Checks one valid case on the backend in the worker against the reference and the file's
- * expected arrays. */
+/* Checks one valid case through the session (the backend in its worker, the oracle here)
+ * and reports it: against the reference and the file's expected arrays, each judged by the
+ * same rules (an unspecified class stays unspecified unless --strict). */
 static exec_outcome run_case(exec_run *r, const char *file, const dml_case *c)
 {
     char shown[SHOWN_NAME_SIZE];
     const char *name = shown_name(file, shown, sizeof shown);
-    if (r->broken) {
-        fprintf(stderr, "%s: not run: the backend could not be opened again\n", name);
+    session_case sc;
+    dmlc_error err = { "" };
+    session_status got = session_check(r->s, c, &sc, &err);
+    exec_outcome outcome = EXEC_ERROR;
+    if (got == SESSION_JUDGED) {
+        outcome = outcome_of(&sc.result);
+        report_file(r, file, outcome, sc.result.j.kind, c, written_outputs(c, &sc.answer));
+        explain(r, file, c, &sc.result);
+        if (sc.backend_lost)
+            fprintf(stderr, "dmlcheck exec: the backend cannot be opened again after it died on "
+                            "%s: %s\n", name, err.msg);
+    } else if (got == SESSION_STOPPED) {
+        outcome = EXEC_STOPPED;
+    } else {
+        fprintf(stderr, got == SESSION_NOT_CHECKED ? "%s: not checked: %s\n" : "%s: %s\n", name,
+                err.msg);
         report_file(r, file, EXEC_ERROR, KIND_NONE, c, NULL);
-        return EXEC_ERROR;
     }
-    check_oracle oracle = { 0 };
-    worker_answer a = { 0 };
-    exec_outcome got;
-    if (ask_worker(r, file, c, &oracle, &a, &got)) {
-        check_options opt = { .exec = r->opt, .rules = { .device_flushes = r->flushes_denormals } };
-        check_result res;
-        check_judge(c, &oracle, &a, &opt, &res);
-        got = outcome_of(&res);
-        report_file(r, file, got, res.j.kind, c, written_outputs(c, &a));
-        explain(r, file, c, &res);
-    } else if (got == EXEC_ERROR) {
-        report_file(r, file, got, KIND_NONE, c, NULL);
-    }
-    if (a.died != KIND_NONE) /* the backend died on this file: a new worker for the next */
-        restart_worker(r, name);
-    worker_answer_free(&a);
-    check_oracle_free(&oracle);
-    return got;
+    session_case_free(&sc);
+    return outcome;
 }
 
 exec_outcome exec_case_file(exec_run *r, const char *file)
@@ -390,21 +349,20 @@ void exec_defaults(exec_run *r)
 bool exec_start(exec_run *r, dmlc_error *err)
 {
     exec_defaults(r);
-    worker_config cfg = { .backend = r->vt, .backend_args = r->backend_args, .device = r->device,
-                          .exec = r->opt, .open_timeout_ms = r->open_timeout_ms,
-                          .case_timeout_ms = r->case_timeout_ms, .stop = r->stop };
-    backend_info info;
-    if (!(r->w = worker_start(&cfg, &info, err)))
-        return false;
-    r->flushes_denormals = info.flushes_denormals;
-    r->broken = false;
-    return true;
+    session_config cfg = {
+        .worker = { .backend = r->vt, .backend_args = r->backend_args, .device = r->device,
+                    .exec = r->opt, .open_timeout_ms = r->open_timeout_ms,
+                    .case_timeout_ms = r->case_timeout_ms, .stop = r->stop },
+        .check = { .exec = r->opt, .rules = { .strict = r->strict } },
+        .reference_timeout_ms = r->reference_timeout_ms,
+    };
+    return (r->s = session_start(&cfg, NULL, err)) != NULL;
 }
 
 void exec_stop(exec_run *r)
 {
-    worker_stop(r->w);
-    r->w = NULL;
+    session_stop(r->s);
+    r->s = NULL;
 }
 
 /* Parses the options into r; -1 to go on, else the exit code. */
@@ -414,6 +372,7 @@ static int parse_options(int argc, char **argv, exec_run *r)
         { "backend", required_argument, NULL, 'b' },
         { "device", required_argument, NULL, 'd' },
         { "nan-policy", required_argument, NULL, 'n' },
+        { "strict", no_argument, NULL, 's' },
         { "case-timeout", required_argument, NULL, 'T' },
         { "reference-timeout", required_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
@@ -435,6 +394,8 @@ static int parse_options(int argc, char **argv, exec_run *r)
             r->backend_text = optarg;
         } else if (ch == 'd') {
             r->device = optarg;
+        } else if (ch == 's') {
+            r->strict = true;
         } else if (ch == 'n' && !nan_policy_from_name(optarg, &r->opt.nan)) {
             fprintf(stderr, "dmlcheck exec: --nan-policy must be ignore or propagate, not '%s'\n", optarg);
             return EXIT_SETUP;

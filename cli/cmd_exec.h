@@ -1,7 +1,8 @@
 /*
  * cmd_exec.h: the per-file core of `dmlcheck exec`, exposed so tests can drive it with a
- * backend of their own (one that misbehaves on purpose).  The backend runs in a worker
- * process (harness/worker.h), as in `dmlcheck run`: a crash or a hang costs one file.
+ * backend of their own (one that misbehaves on purpose).  Each file is checked through a
+ * session (harness/session.h), as `dmlcheck run` checks its cases: the backend runs in a
+ * worker process, so a crash or a hang costs one file.
  */
 #ifndef DMLCHECK_CMD_EXEC_H
 #define DMLCHECK_CMD_EXEC_H
@@ -11,7 +12,7 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "worker.h"
+#include "session.h"
 
 /* What became of one file; exec_exit_code maps it to the exit status. */
 typedef enum exec_outcome {
@@ -37,10 +38,9 @@ typedef struct exec_run {
     bool name_files;          /* several files: each JSON line names its file and result */
     FILE *out;                /* where the outputs' JSON lines go; NULL means stdout */
     const volatile sig_atomic_t *stop; /* the caller's SIGINT/SIGTERM flag, or NULL */
-    /* Set by exec_start. */
-    worker *w;
-    bool flushes_denormals;   /* from the backend's info: judge `denormal` cases by the flushed answer too */
-    bool broken;              /* the worker could not be restarted: no more files can run */
+    bool strict;              /* --strict: a difference in a class the spec leaves open fails */
+    /* Set by exec_start: the backend in its worker, the oracle and the judgement. */
+    session *s;
 } exec_run;
 
 /* Fills r's defaults (timeouts) for the fields a caller has not chosen. */

@@ -22,7 +22,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "runner.h"
-#include "worker.h"
+#include "session.h"
 
 int cmd_replay(int argc, char **argv);
 
@@ -177,43 +177,52 @@ static void print_outputs(const char *who, const dml_case *c, const case_outputs
     free(json);
 }
 
-/* Receives the worker's answer, then shows the outputs, the differences and the check's
- * explanation, which ends with the replay command.  Returns the exit code. */
-static int judge_and_show(const runner_options *o, uint64_t case_index, const dml_case *k,
-                          const check_oracle *oracle, worker *w, const backend_info *binfo)
+/* The outputs, the differences and the check's explanation of one judged case, which ends
+ * with the replay command.  Returns the exit code. */
+static int show_judged(const runner_options *o, uint64_t case_index, const dml_case *k,
+                       const check_oracle *oracle, const check_answer *a, const check_result *res,
+                       const backend_info *binfo)
 {
-    dmlc_error err;
-    worker_answer a;
-    if (!worker_send_range(w, case_index, 1, &err) || !worker_receive(w, k, &a, &err)) {
-        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-        return 2;
-    }
     /* The backend names its platform and device (a process child any way it likes): what
      * it says reaches the terminal as text. */
     char platform[4 * sizeof binfo->platform], device[4 * sizeof binfo->device];
     printf("backend: %s on %s / %s\n", o->backend->name,
            err_printable(binfo->platform, false, platform, sizeof platform),
            err_printable(binfo->device, false, device, sizeof device));
-    check_options opt = { .exec = { .nan = o->nan },
-                          .rules = { .strict = o->strict, .device_flushes = binfo->flushes_denormals } };
-    check_result res;
-    check_judge(k, oracle, &a, &opt, &res);
     if (!k->must_reject) /* refused descriptors have no reference answer */
         print_outputs("reference", k, &oracle->expected);
-    bool ran = a.died == KIND_NONE && a.status == RUN_OK && !k->must_reject;
+    bool ran = a->died == KIND_NONE && a->status == RUN_OK && !k->must_reject;
     if (ran)
-        print_outputs("backend  ", k, &a.outputs);
-    if (ran && res.j.verdict != VERDICT_PASS)
-        print_differences(k, &oracle->expected, &a.outputs);
-    char replay[RUNNER_REPLAY_LINE_MAX], args[RUNNER_REPLAY_ARGS_MAX], name[GEN_CASE_ID_SIZE];
+        print_outputs("backend  ", k, &a->outputs);
+    if (ran && res->j.verdict != VERDICT_PASS)
+        print_differences(k, &oracle->expected, &a->outputs);
+    char replay[RUNNER_REPLAY_LINE_MAX];
     gen_case_id id = { .version = o->gen.version, .seed = o->seed, .index = case_index };
-    const char *options = runner_replay_args(o, args, sizeof args);
-    snprintf(replay, sizeof replay, "dmlcheck replay %s %s", gen_format_case_id(&id, name, sizeof name),
-             options ? options : "(the options: too long to print)");
     printf("verdict: ");
-    check_print(stdout, "", k, &res, replay);
+    check_print(stdout, "", k, res, runner_replay_line(o, &id, replay, sizeof replay));
+    return check_exit_code(res);
+}
+
+/* Asks the session for the case as `run` did (the worker draws it), judges the answer and
+ * shows it.  Returns the exit code. */
+static int replay_case(const runner_options *o, uint64_t case_index, const dml_case *k,
+                       const check_oracle *oracle, session *s, const backend_info *binfo)
+{
+    dmlc_error err;
+    check_answer a;
+    check_result res;
+    uint64_t index;
+    session_request(s, case_index, 1);
+    session_status got = session_receive(s, k, oracle, &a, &res, &index, &err);
+    int code = 2;
+    if (got == SESSION_JUDGED)
+        code = show_judged(o, case_index, k, oracle, &a, &res, binfo);
+    else if (got == SESSION_STOPPED)
+        code = RUNNER_EXIT_INTERRUPTED;
+    else
+        fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
     worker_answer_free(&a);
-    return check_exit_code(&res);
+    return code;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -226,27 +235,29 @@ int cmd_replay(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     dmlc_error err;
-    worker_config cfg = { .backend = o.backend, .backend_args = o.backend_args, .device = o.device,
-                          .seed = o.seed, .gen = o.gen,
-                          .exec = { .nan = o.nan }, .open_timeout_ms = o.open_timeout_ms,
-                          .case_timeout_ms = o.case_timeout_ms };
-    dml_case k;
-    gen_info info;
-    check_oracle oracle;
-    if (!worker_generate(&cfg, case_index, &k, &info, &err) || !check_prepare(&k, &cfg.exec, &oracle, &err)) {
+    session_config cfg = runner_session_config(&o);
+    backend_info binfo;
+    session *s = session_start(&cfg, &binfo, &err);
+    if (!s) {
         fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-        case_free(&k);
         return 2;
     }
-    print_case(&k, &info, oracle.classes);
-    backend_info binfo;
+    dml_case k;
+    gen_info info;
+    check_oracle oracle = { 0 };
     int code = 2;
-    worker *w = worker_start(&cfg, &binfo, &err);
-    if (!w)
+    oracle_outcome prepared = ORACLE_FAILED;
+    if (session_generate(s, case_index, &k, &info, &err))
+        prepared = session_oracle(s, &k, &oracle, &err);
+    if (prepared == ORACLE_READY) {
+        print_case(&k, &info, oracle.classes);
+        code = replay_case(&o, case_index, &k, &oracle, s, &binfo);
+    } else if (prepared == ORACLE_STOPPED) {
+        code = RUNNER_EXIT_INTERRUPTED;
+    } else {
         fprintf(stderr, "dmlcheck replay: %s\n", err.msg);
-    else
-        code = judge_and_show(&o, case_index, &k, &oracle, w, &binfo);
-    worker_stop(w);
+    }
+    session_stop(s);
     check_oracle_free(&oracle);
     case_free(&k);
     return code;

@@ -239,7 +239,10 @@ static bool file_answer(const dml_case *c, const check_oracle *o, case_outputs *
     return true;
 }
 
-/* Judges got against the case file's expected arrays; a failure there is the result. */
+/* Judges got against the case file's expected arrays by the rules the reference's answer is
+ * judged by (an unspecified class stays unspecified unless strict; a flushing device's
+ * flushed answer passes on a denormal case, D6), so a case checked from its file gets the
+ * verdict `run` and `replay` give it.  A verdict worse than the reference's is the result. */
 static void judge_file(const dml_case *c, const check_oracle *o, const case_outputs *got,
                        const check_options *opt, check_result *r)
 {
@@ -251,15 +254,15 @@ static void judge_file(const dml_case *c, const check_oracle *o, const case_outp
         snprintf(r->message, sizeof r->message, "out of memory for the case file's answer");
         return;
     }
-    /* Never strict, so that D6 still lets a flushing device pass; exact for everything else.
-     * The flushed answer only counts on a case that has class denormal. */
-    judge_rules rules = { .strict = false, .device_flushes = opt->rules.device_flushes };
     const case_outputs *flushed = o->classes & CASE_CLASS_DENORMAL ? &o->flushed : NULL;
     judgement jf;
-    judge_outputs(c, &file, flushed, got, &rules, &jf);
-    make_exact(&jf);
+    judge_outputs(c, &file, flushed, got, &opt->rules, &jf);
+    if (opt->exact)
+        make_exact(&jf);
     case_outputs_free(&file);
-    if (jf.verdict == VERDICT_FAIL) {
+    bool worse = jf.verdict == VERDICT_FAIL
+        || (jf.verdict == VERDICT_UNSPECIFIED && r->j.verdict == VERDICT_PASS);
+    if (worse) {
         r->j = jf;
         r->against_file = true;
         r->flushed_pass = false;

@@ -42,7 +42,8 @@ typedef struct check_options {
     judge_rules rules;   /* strict; device_flushes = backend_info.flushes_denormals */
     /* A difference on a classed element fails too, instead of being "unspecified": for the
      * tests of our own backend, which implements dmlcheck's policies exactly.  A flushing
-     * device's flushed answer still passes (D6).  Case-file expectations are always exact. */
+     * device's flushed answer still passes (D6).  Case-file expectations are judged by the
+     * same rules as the reference's answer (exact only with this flag). */
     bool exact;
     /* Leaves check_result.nan empty: for callers that never record the fingerprint
      * (fuzz_differential, where it was a third of the time on the NaN-heavy corpus). */

@@ -171,3 +171,10 @@ bool replay_split_args(const char *line, char ***words, size_t *count)
     *count = n;
     return true;
 }
+
+const char *replay_case_line(char *buf, size_t size, const char *case_id, const char *options)
+{
+    snprintf(buf, size, "dmlcheck replay %s %s", case_id,
+             options ? options : "(the options: too long to print)");
+    return buf;
+}

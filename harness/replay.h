@@ -14,6 +14,11 @@
  * Text that does not fit is cut short, never overflowed. */
 void replay_append_arg(char *buf, size_t size, const char *arg);
 
+/* "dmlcheck replay CASE_ID OPTIONS" into buf: the one spelling of a case's replay line.
+ * options are runner_replay_args' (already quoted); NULL says they were too long to print.
+ * Returns buf. */
+const char *replay_case_line(char *buf, size_t size, const char *case_id, const char *options);
+
 /* Splits a command line as a POSIX shell would split it without expanding anything: blanks
  * separate words; '...' keeps everything, "..." keeps everything but \\, \", \$ and \`
  * escapes, $'...' reads \xHH, \n, \t, \r, \e, \\, \' and \" escapes, a backslash outside

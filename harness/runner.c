@@ -40,8 +40,8 @@
 #include "casefile.h"
 #include "families.h"
 #include "shrink.h"
+#include "session.h"
 #include "store.h"
-#include "worker.h"
 
 #define DEFAULT_BATCH 128
 #define DEFAULT_COMMIT_CASES 4096
@@ -346,6 +346,14 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size)
     return buf;
 }
 
+const char *runner_replay_line(const runner_options *o, const gen_case_id *id, char *buf,
+                               size_t size)
+{
+    char args[RUNNER_REPLAY_ARGS_MAX], name[GEN_CASE_ID_SIZE];
+    return replay_case_line(buf, size, gen_format_case_id(id, name, sizeof name),
+                            runner_replay_args(o, args, sizeof args));
+}
+
 static json_t *mask_json(unsigned op_mask, uint32_t type_mask)
 {
     if (!op_mask && !type_mask)
@@ -559,11 +567,9 @@ typedef struct runner {
     runner_report *rep;
     store *db;
     recorder *rec;          /* case rows and commits go through its writer thread */
-    worker *w;
-    worker_config wcfg;
+    session *s;             /* the backend in its worker, the oracle, the judgement */
     backend_info info;
     int64_t device_id;
-    check_options check;    /* how the worker's answers are judged */
     char replay_args[RUNNER_REPLAY_ARGS_MAX];
     char backend_text[RUNNER_BACKEND_TEXT]; /* --backend as given: stored with the run */
     seen_signature *sigs;
@@ -613,9 +619,17 @@ static void free_slot_case(slot_case *sc)
     sc->valid = false;
 }
 
-static exec_options reference_exec(const runner_options *o)
+session_config runner_session_config(const runner_options *o)
 {
-    return (exec_options){ .nan = o->nan, .flush_denormals = false };
+    exec_options exec = { .nan = o->nan, .flush_denormals = false };
+    return (session_config){
+        .worker = { .backend = o->backend, .backend_args = o->backend_args, .device = o->device,
+                    .seed = o->seed, .index_step = index_step(o), .gen = o->gen, .exec = exec,
+                    .open_timeout_ms = o->open_timeout_ms, .case_timeout_ms = o->case_timeout_ms,
+                    .stop = o->stop },
+        .check = { .exec = exec, .rules = { .strict = o->strict } },
+        .reference_timeout_ms = o->reference_timeout_ms,
+    };
 }
 
 
@@ -626,13 +640,11 @@ static exec_options reference_exec(const runner_options *o)
 static oracle_outcome prepare_case(runner *r, uint64_t index, slot_case *sc, dmlc_error *err)
 {
     memset(sc, 0, sizeof *sc);
-    if (!worker_generate(&r->wcfg, index, &sc->c, &sc->info, err)) {
+    if (!session_generate(r->s, index, &sc->c, &sc->info, err)) {
         memcpy(sc->error, err->msg, sizeof sc->error - 1);
         return gen_out_of_memory(&sc->c) ? ORACLE_FAILED : ORACLE_READY;
     }
-    exec_options exec = reference_exec(r->o);
-    oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };
-    oracle_outcome got = oracle_prepare(&sc->c, &exec, &limits, &sc->oracle, err);
+    oracle_outcome got = session_oracle(r->s, &sc->c, &sc->oracle, err);
     if (got == ORACLE_OUT_OF_TIME)
         memcpy(sc->error, err->msg, sizeof sc->error - 1);
     sc->valid = got == ORACLE_READY;
@@ -652,7 +664,7 @@ static bool prepare_slot(runner *r, slot *s, dmlc_error *err)
             char name[GEN_CASE_ID_SIZE];
             err_prefix(err, "case %s", case_name(r->o->seed, slot_index(r->o, s, i), name));
         }
-        worker_abandon(r->w);
+        session_abandon(r->s);
         return false;
     }
     return true;
@@ -730,7 +742,7 @@ static bool record_signature(runner *r, const slot_case *sc, uint64_t index, con
     const judgement *j = &res->j;
     char case_id[GEN_CASE_ID_SIZE], replay[RUNNER_REPLAY_LINE_MAX], seen_at[32];
     case_name(r->o->seed, index, case_id);
-    snprintf(replay, sizeof replay, "dmlcheck replay %s %s", case_id, r->replay_args);
+    replay_case_line(replay, sizeof replay, case_id, r->replay_args);
     store_signature_row row = {
         .backend = r->backend_text, .device_id = r->device_id, .op = op_table[c->op].name,
         .feature_level = fl_name(c->feature_level), .input_type = dtype_name(c->input.type),
@@ -835,83 +847,47 @@ static void plan_slot(const runner *r, slot *s, uint64_t *next_index)
 }
 
 
-/* Sends a request.  A failed write means the worker died, which the answer that is due
- * next reports (as a crash), so it is not an error here. */
-static void request_range(runner *r, uint64_t first, uint32_t count)
+/* A case the generator made but dmlcheck could not check (its reference outlived
+ * --reference-timeout): an error row, and the message with its replay line. */
+static bool record_unchecked(runner *r, const slot_case *sc, uint64_t index, dmlc_error *err)
 {
-    dmlc_error ignored;
-    if (count)
-        worker_send_range(r->w, first, count, &ignored);
-}
-
-/* After the worker died at case i of `cur`: restart it and ask again for what it lost. */
-static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slot *next, dmlc_error *err)
-{
-    if (!worker_restart(r->w, err))
-        return err_prefix(err, "restarting the worker after a crash or hang");
-    if (i + 1 < cur->count)
-        request_range(r, slot_index(r->o, cur, i + 1), cur->count - i - 1);
-    request_range(r, next->first, next->count);
+    check_result res = { .j.verdict = VERDICT_ERROR };
+    if (!sc->c.input.present)
+        r->rep->by_verdict[VERDICT_ERROR]++; /* nothing to describe: count only */
+    else if (!record_case(r, sc, index, &res, 0, sc->error, err))
+        return false;
+    clear_progress(r);
+    char name[GEN_CASE_ID_SIZE], replay[RUNNER_REPLAY_LINE_MAX];
+    case_name(r->o->seed, index, name);
+    fprintf(stderr, "dmlcheck: case %s not checked: %s\n  replay: %s\n", name, sc->error,
+            replay_case_line(replay, sizeof replay, name, r->replay_args));
     return true;
 }
 
-/* Receives the answer to case i of `cur`.  A death inside a backend batch blames no case
- * yet: the worker is restarted, the batch's cases are asked for again, each alone, then the
- * rest, and case i's answer is awaited again.  False as worker_receive, or when the worker
- * cannot be restarted. */
-static bool receive_answer(runner *r, const slot *cur, uint32_t i, const slot *next,
-                           worker_answer *a, dmlc_error *err)
-{
-    for (;;) {
-        if (!worker_receive(r->w, &cur->cases[i].c, a, err))
-            return false;
-        uint32_t lost = worker_batch_lost(r->w);
-        if (a->died == KIND_NONE || lost <= 1)
-            return true;
-        worker_answer_free(a);
-        if (!worker_restart(r->w, err))
-            return err_prefix(err, "restarting the worker after a batch crashed or hung");
-        dmlc_error ignored; /* a failed write is a death, which the next answer reports */
-        worker_send_range_alone(r->w, slot_index(r->o, cur, i), lost, &ignored);
-        if (i + lost < cur->count)
-            request_range(r, slot_index(r->o, cur, i + lost), cur->count - i - lost);
-        request_range(r, next->first, next->count);
-    }
-}
-
-/* Receives, judges and records the answers of one batch. */
-static bool finish_slot(runner *r, slot *cur, const slot *next, dmlc_error *err)
+/* Receives, judges and records the answers of one batch, in the order they were asked. */
+static bool finish_slot(runner *r, slot *cur, dmlc_error *err)
 {
     for (uint32_t i = 0; i < cur->count; i++) {
         slot_case *sc = &cur->cases[i];
-        uint64_t index = slot_index(r->o, cur, i);
-        worker_answer a;
-        if (!receive_answer(r, cur, i, next, &a, err)) {
-            r->stopped = worker_interrupted(r->w);
-            return r->stopped;
-        }
-        if (!sc->valid) { /* a dmlcheck bug: the generator made a case it cannot check */
-            check_result res = { .j.verdict = VERDICT_ERROR };
-            worker_answer_free(&a);
-            if (!sc->c.input.present)
-                r->rep->by_verdict[VERDICT_ERROR]++; /* nothing to describe: count only */
-            else if (!record_case(r, sc, index, &res, 0, sc->error, err))
-                return false;
-            clear_progress(r);
-            char name[GEN_CASE_ID_SIZE];
-            case_name(r->o->seed, index, name);
-            fprintf(stderr, "dmlcheck: case %s not checked: %s\n  replay: dmlcheck replay %s %s\n",
-                    name, sc->error, name, r->replay_args);
-            if (a.died != KIND_NONE && !resend_after_death(r, cur, i, next, err))
-                return false;
-            continue;
-        }
+        check_answer a;
         check_result res;
-        check_judge(&sc->c, &sc->oracle, &a, &r->check, &res);
-        bool ok = record_case(r, sc, index, &res, a.time_us, a.message[0] ? a.message : NULL, err);
-        mismatch_kind died = a.died;
+        uint64_t index;
+        session_status got = session_receive(r->s, &sc->c, sc->valid ? &sc->oracle : NULL, &a,
+                                             &res, &index, err);
+        bool ok = got == SESSION_JUDGED || got == SESSION_NOT_CHECKED;
+        if (ok && index != slot_index(r->o, cur, i))
+            ok = err_set(err, "the worker answered case %" PRIu64 " where %" PRIu64 " was due",
+                         index, slot_index(r->o, cur, i));
+        else if (got == SESSION_JUDGED)
+            ok = record_case(r, sc, index, &res, a.time_us, a.message[0] ? a.message : NULL, err);
+        else if (got == SESSION_NOT_CHECKED)
+            ok = record_unchecked(r, sc, index, err);
         worker_answer_free(&a);
-        if (!ok || (died != KIND_NONE && !resend_after_death(r, cur, i, next, err)))
+        if (got == SESSION_STOPPED) {
+            r->stopped = true;
+            return true;
+        }
+        if (!ok)
             return false;
     }
     return true;
@@ -932,7 +908,7 @@ static bool go_on(runner *r, slot *s, uint64_t *next_index, bool *more, dmlc_err
         return true;
     r->case_target = target;
     plan_slot(r, s, next_index);
-    request_range(r, s->first, s->count);
+    session_request(r->s, s->first, s->count);
     *more = s->count > 0;
     return true;
 }
@@ -950,7 +926,7 @@ static bool run_loop(runner *r, dmlc_error *err)
     uint64_t next_index = r->o->shard_index;
     int cur = 0;
     plan_slot(r, &slots[cur], &next_index);
-    request_range(r, slots[cur].first, slots[cur].count);
+    session_request(r->s, slots[cur].first, slots[cur].count);
     bool more = true;
     while (ok && !r->stopped && (slots[cur].count
                                  || ((ok = go_on(r, &slots[cur], &next_index, &more, err)) && more))) {
@@ -960,8 +936,8 @@ static bool run_loop(runner *r, dmlc_error *err)
             break;
         }
         plan_slot(r, n, &next_index);
-        request_range(r, n->first, n->count);
-        ok = finish_slot(r, s, n, err);
+        session_request(r->s, n->first, n->count);
+        ok = finish_slot(r, s, err);
         for (uint32_t i = 0; i < s->count; i++)
             free_slot_case(&s->cases[i]);
         ok = ok && commit_if_due(r, false, err);
@@ -988,40 +964,23 @@ typedef struct shrink_ctx {
     bool broken;       /* the worker could not be restarted */
 } shrink_ctx;
 
-/* Runs a candidate through the reference and the worker: same verdict and kind?  With
- * first_json, also the first difference of the answer (check_first_json) when it is. */
+/* Checks a candidate through the session: same verdict and kind?  With first_json, also
+ * the first difference of the answer (check_first_json) when it is. */
 static bool fails_same_way(shrink_ctx *x, const dml_case *candidate, char **first_json)
 {
     runner *r = x->r;
     if (x->broken || now_s() > x->until)
         return false;
-    slot_case sc;
-    memset(&sc, 0, sizeof sc);
+    session_case sc;
     dmlc_error err;
-    exec_options exec = reference_exec(r->o);
-    oracle_limits limits = { .limit_ms = r->o->reference_timeout_ms, .stop = r->o->stop };
-    oracle_outcome got = case_copy(&sc.c, candidate)
-        ? oracle_prepare(&sc.c, &exec, &limits, &sc.oracle, &err) : ORACLE_FAILED;
-    if (got != ORACLE_READY) { /* a stop ends shrinking; a candidate without a reference is no help */
-        x->broken = got == ORACLE_STOPPED;
-        free_slot_case(&sc);
-        return false;
-    }
-    worker_answer a;
-    bool same = false;
-    if (worker_send_case(r->w, &sc.c, &err) && worker_receive(r->w, &sc.c, &a, &err)) {
-        check_result res;
-        check_judge(&sc.c, &sc.oracle, &a, &r->check, &res);
-        same = res.j.verdict == x->verdict && res.j.kind == x->kind;
-        if (same && first_json)
-            *first_json = check_first_json(&sc.c, &res);
-        if (a.died != KIND_NONE && !worker_restart(r->w, &err))
-            x->broken = true;
-        worker_answer_free(&a);
-    } else if (worker_interrupted(r->w) || !worker_restart(r->w, &err)) {
-        x->broken = true; /* stopped: no more candidates */
-    }
-    free_slot_case(&sc);
+    session_status got = session_check(r->s, candidate, &sc, &err);
+    bool same = got == SESSION_JUDGED && sc.result.j.verdict == x->verdict
+        && sc.result.j.kind == x->kind;
+    if (same && first_json)
+        *first_json = check_first_json(candidate, &sc.result);
+    /* A stop, or a backend that cannot be opened again: no more candidates. */
+    x->broken = got == SESSION_STOPPED || sc.backend_lost || session_broken(r->s);
+    session_case_free(&sc);
     return same;
 }
 
@@ -1062,7 +1021,7 @@ static bool recheck_new_families(runner *r, dmlc_error *err)
             continue;
         dml_case c;
         gen_info info;
-        if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
+        if (!session_generate(r->s, s->index, &c, &info, err))
             return false;
         shrink_ctx x = { .r = r, .verdict = s->verdict, .kind = s->kind, .until = 1e300 };
         bool again = c.must_reject || still_fails(&c, &x) || x.broken;
@@ -1108,7 +1067,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
         done++;
         dml_case c, small;
         gen_info info;
-        if (!worker_generate(&r->wcfg, s->index, &c, &info, err))
+        if (!session_generate(r->s, s->index, &c, &info, err))
             return false;
         if (c.must_reject) { /* smaller cases are valid ones: nothing smaller to refuse */
             case_free(&c);
@@ -1123,8 +1082,7 @@ static bool shrink_new_signatures(runner *r, dmlc_error *err)
         case_outputs expected = { 0 };
         char *json = NULL, *first = NULL;
         if (ok && case_outputs_alloc(&expected, &small)) {
-            exec_options exec = reference_exec(r->o);
-            ref_run(&small, &exec, &expected);
+            ref_run(&small, &session_check_options(r->s)->exec, &expected);
             json = casefile_write(&small, &expected);
             /* Run once more for the record: the drawing marks what the backend answered
              * there, and shrinking keeps no answer.  The shrinking time limit does not
@@ -1170,12 +1128,13 @@ static void print_families(runner *r)
     for (size_t i = 0; i < fams.count; i++) {
         const family *fam = &fams.items[i];
         char name[GEN_CASE_ID_SIZE];
+        char replay[RUNNER_REPLAY_LINE_MAX];
         fprintf(f, "  family %zu: %s%s %s %s, %" PRIu64 " case%s in %" PRIu64 " signature%s%s%s\n"
-                "    smallest (%" PRIu64 " input elements): dmlcheck replay %s %s\n", i + 1,
+                "    smallest (%" PRIu64 " input elements): %s\n", i + 1,
                 fam->verdict, fam->nondeterministic ? " (nondeterministic)" : "", fam->kind, fam->op, fam->cases, fam->cases == 1 ? "" : "s",
                 fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
-                fam->needs, fam->elements, case_name(r->o->seed, fam->case_index, name),
-                r->replay_args);
+                fam->needs, fam->elements, replay_case_line(replay, sizeof replay,
+                case_name(r->o->seed, fam->case_index, name), r->replay_args));
         if (fam->shrunk_case) {
             char line[RUNNER_REPLAY_LINE_MAX], number[24];
             snprintf(number, sizeof number, "%zu", i + 1);
@@ -1271,11 +1230,6 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     if (strlen(r.backend_text) + 1 >= sizeof r.backend_text) /* stored cut, it would name another */
         return err_set(err, "--backend: the text is longer than %zu bytes; shorten the path or "
                        "the arguments", sizeof r.backend_text - 2), 2;
-    r.wcfg = (worker_config){ .backend = o->backend, .backend_args = o->backend_args,
-                              .device = o->device, .seed = o->seed, .index_step = index_step(o),
-                              .gen = o->gen, .exec = reference_exec(o),
-                              .open_timeout_ms = o->open_timeout_ms,
-                              .case_timeout_ms = o->case_timeout_ms, .stop = o->stop };
     if (!runner_replay_args(o, r.replay_args, sizeof r.replay_args))
         return err_set(err, "the options make a replay command longer than %d bytes: shorten "
                        "--backend or --device", RUNNER_REPLAY_ARGS_MAX), 2;
@@ -1287,12 +1241,10 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     runner_report at_start;
     cpu_times(&at_start); /* earlier runs in this process are not ours */
     double cpu_start[2] = { at_start.parent_cpu_s, at_start.worker_cpu_s };
-    r.w = worker_start(&r.wcfg, &r.info, err);
+    session_config scfg = runner_session_config(o);
+    r.s = session_start(&scfg, &r.info, err);
     int code = 2;
-    if (r.w && begin_run(&r, err)) {
-        r.check = (check_options){ .exec = reference_exec(o),
-                                   .rules = { .strict = o->strict,
-                                              .device_flushes = r.info.flushes_denormals } };
+    if (r.s && begin_run(&r, err)) {
         r.start = r.last_commit = now_s();
         r.case_target = o->cases;
         bool ok = store_batch_begin(r.db, err) && (r.rec = recorder_start(r.db, err)) != NULL
@@ -1312,8 +1264,8 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         ok = ok && (report->interrupted
                     || (recheck_new_families(&r, err) && shrink_new_signatures(&r, err)));
         report->store_seconds = store_seconds(r.db);
-        worker_stop(r.w); /* reaped now, so its CPU time is counted below */
-        r.w = NULL;
+        session_stop(r.s); /* the worker is reaped now, so its CPU time is counted below */
+        r.s = NULL;
         runner_report before = *report;
         before.parent_cpu_s = cpu_start[0];
         before.worker_cpu_s = cpu_start[1];
@@ -1333,7 +1285,7 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
         code = RUNNER_EXIT_INTERRUPTED;
     }
     clear_progress(&r);
-    worker_stop(r.w);
+    session_stop(r.s);
     store_close(r.db);
     sigaction(SIGPIPE, &old_pipe, NULL);
     free(r.sigs);
@@ -1402,13 +1354,14 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
     for (int i = 0; i < T_FIXED; i++)
         t[i].name = names[i];
     unsigned used = T_FIXED;
-    worker_config cfg = { .seed = o->seed, .gen = o->gen };
-    exec_options exec = reference_exec(o);
+    session_config scfg = runner_session_config(o);
+    const worker_config *cfg = &scfg.worker;
+    const exec_options *exec = &scfg.check.exec;
     uint64_t n = o->cases ? o->cases : 10000, invalid = 0, drawn = 0;
     for (uint64_t i = o->shard_index; i < n && !(o->stop && *o->stop); i += index_step(o), drawn++) {
         dml_case c;
         gen_info info;
-        if (!worker_generate(&cfg, i, &c, &info, err)) {
+        if (!worker_generate(cfg, i, &c, &info, err)) {
             char name[GEN_CASE_ID_SIZE];
             fprintf(stderr, "dmlcheck: case %s: %s\n", case_name(o->seed, i, name), err->msg);
             invalid++;
@@ -1427,7 +1380,7 @@ static int runner_dry_run(const runner_options *o, dmlc_error *err)
         tally_parameters(t, &used, &c);
         case_outputs out;
         if (!c.must_reject && case_outputs_alloc(&out, &c)) { /* refused cases have no classes */
-            unsigned classes = ref_classify(&c, &exec, &out, NULL);
+            unsigned classes = ref_classify(&c, exec, &out, NULL);
             tally_add(&t[T_CLASSES], classes & CASE_CLASS_NAN ? "nan" : "no_nan");
             tally_add(&t[T_CLASSES], classes & CASE_CLASS_DENORMAL ? "denormal" : "no_denormal");
             tally_add(&t[T_CLASSES], classes & CASE_CLASS_PADDING_WINDOW ? "padding_window"

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "case.h"
 #include "gen.h"
+#include "session.h"
 
 /* `git describe --always --dirty` at build time ("" when unknown); generated file. */
 extern const char dmlcheck_git_revision[];
@@ -102,6 +103,13 @@ const char *runner_replay_args(const runner_options *o, char *buf, size_t size);
 /* Room for runner_replay_args, and for a whole replay line. */
 #define RUNNER_REPLAY_ARGS_MAX 8192
 #define RUNNER_REPLAY_LINE_MAX (RUNNER_REPLAY_ARGS_MAX + 128)
+/* The whole replay line of case id under o's options: "dmlcheck replay gN:SEED:INDEX ...",
+ * into buf (replay_case_line).  Returns buf. */
+const char *runner_replay_line(const runner_options *o, const gen_case_id *id, char *buf,
+                               size_t size);
+/* How a run with o checks its cases: the session's worker, judgement and time limits, so
+ * that replay checks a case as the run did. */
+session_config runner_session_config(const runner_options *o);
 /* The run's options as compact JSON (malloc'd; NULL on allocation failure). */
 char *runner_options_json(const runner_options *o);
 
