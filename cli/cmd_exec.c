@@ -31,6 +31,7 @@
 #include "check.h"
 #include "error.h"
 #include "replay.h"
+#include "run_options.h"
 #include "runner.h"
 #include "session.h"
 #include "validate.h"

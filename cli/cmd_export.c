@@ -18,6 +18,7 @@
 #include "cli_args.h"
 #include "families.h"
 #include "reference.h"
+#include "run_options.h"
 #include "runner.h"
 #include "worker.h"
 

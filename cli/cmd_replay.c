@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "dtype.h"
 #include "error.h"
+#include "run_options.h"
 #include "runner.h"
 #include "session.h"
 

@@ -15,6 +15,7 @@
 
 #include "dtype.h"
 #include "report_model.h"
+#include "run_options.h"
 #include "runner.h"
 
 /* What a level that lacks cases needs: its required cells short of min_cases judged cases,

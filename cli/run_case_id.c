@@ -1,5 +1,5 @@
 /*
- * runner_case_id.c: whether a case id given to `dmlcheck replay` or `dmlcheck export` names
+ * run_case_id.c: whether a case id given to `dmlcheck replay` or `dmlcheck export` names
  * the case this dmlcheck would draw.  An id carries the version of the generator that drew
  * it (gN:SEED:INDEX, gen.h GEN_VERSION); an id of another version is refused, since the same
  * seed and index may draw another case here.  A bare SEED:INDEX (what dmlcheck printed
@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "replay.h"
+#include "run_options.h"
 #include "runner.h"
 #include "store.h"
 

@@ -1,0 +1,114 @@
+/*
+ * run_summary.c: what a run prints about itself: the progress line on a terminal and, at the
+ * end, the summary (cases, CPU, per feature level, signatures, families with the command
+ * that replays or exports each).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "error.h"
+#include "families.h"
+#include "op_module.h"
+#include "replay.h"
+#include "run_internal.h"
+
+void runner_clear_progress(runner *r)
+{
+    if (r->progress_shown) {
+        fputs("\r\033[K", r->o->out);
+        r->progress_shown = false;
+    }
+}
+
+void runner_show_progress(runner *r, bool force)
+{
+    if (!r->o->progress)
+        return;
+    double now = clock_seconds();
+    if (!force && now - r->last_progress < RUNNER_PROGRESS_INTERVAL_S)
+        return;
+    r->last_progress = now;
+    double elapsed = now - r->start;
+    double rate = elapsed > 0 ? (double)r->rep->cases / elapsed : 0;
+    char eta[32] = "-";
+    if (r->case_target && rate > 0)
+        snprintf(eta, sizeof eta, "%.0fs", (double)(runner_shard_cases(r->o, r->case_target) - r->rep->cases) / rate);
+    else if (r->o->time_s > 0)
+        snprintf(eta, sizeof eta, "%.0fs", r->o->time_s > elapsed ? r->o->time_s - elapsed : 0);
+    fprintf(r->o->out, "\r\033[K%" PRIu64 " cases  %.0f/s  %" PRIu64 " failed  %" PRIu64
+            " unspecified  %zu signatures  ETA %s", r->rep->cases, rate,
+            r->rep->by_verdict[VERDICT_FAIL], r->rep->by_verdict[VERDICT_UNSPECIFIED], r->sig_count, eta);
+    fflush(r->o->out);
+    r->progress_shown = true;
+}
+
+/* One line per family of this run (families.h), with what its failures need and the
+ * command that replays its smallest case. */
+static void print_families(runner *r)
+{
+    family_list fams;
+    dmlc_error err;
+    FILE *f = r->o->out;
+    if (!families_find(store_connection(r->db), r->rep->run_id, r->rep->run_id, &fams, &err)) {
+        fprintf(f, "families: not read (%s)\n", err.msg);
+        return;
+    }
+    if (fams.count)
+        fprintf(f, "families: %zu (one bug each, as far as the cases tell)\n", fams.count);
+    for (size_t i = 0; i < fams.count; i++) {
+        const family *fam = &fams.items[i];
+        char name[GEN_CASE_ID_SIZE];
+        char replay[RUNNER_REPLAY_LINE_MAX];
+        fprintf(f, "  family %zu: %s%s %s %s, %" PRIu64 " case%s in %" PRIu64 " signature%s%s%s\n"
+                "    smallest (%" PRIu64 " input elements): %s\n", i + 1,
+                fam->verdict, fam->nondeterministic ? " (nondeterministic)" : "", fam->kind, fam->op, fam->cases, fam->cases == 1 ? "" : "s",
+                fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
+                fam->needs, fam->elements, replay_case_line(replay, sizeof replay,
+                runner_case_name(r->o->seed, fam->case_index, name), r->replay_args));
+        if (fam->shrunk_case) {
+            char line[RUNNER_REPLAY_LINE_MAX], number[24];
+            snprintf(number, sizeof number, "%zu", i + 1);
+            snprintf(line, sizeof line, "dmlcheck export --family %zu --run %" PRId64 " --db", i + 1,
+                     r->rep->run_id);
+            replay_append_arg(line, sizeof line, r->o->db_path);
+            fprintf(f, "    shrunk case (a case file for `dmlcheck exec`): %s > family-%s.json\n",
+                    line, number);
+        }
+    }
+    families_free(&fams);
+}
+
+void runner_print_summary(runner *r)
+{
+    FILE *f = r->o->out;
+    runner_report *rep = r->rep;
+    runner_clear_progress(r);
+    double wall = rep->seconds > 0 ? rep->seconds : 1;
+    fprintf(f, "summary: %" PRIu64 " cases in %.2f s (%.0f cases/s; SQLite busy %.1f%% of wall time on "
+            "its writer thread, the run waited for it %.1f%%)%s\n", rep->cases, rep->seconds,
+            (double)rep->cases / wall, 100 * rep->store_seconds / wall,
+            100 * rep->store_wait_seconds / wall, rep->interrupted ? ", interrupted" : "");
+    if (rep->cases)
+        fprintf(f, "cpu: dmlcheck %.1f us/case, worker %.1f us/case (backend included)\n",
+                1e6 * rep->parent_cpu_s / (double)rep->cases, 1e6 * rep->worker_cpu_s / (double)rep->cases);
+    for (size_t i = 0; i < FL_TESTED_COUNT; i++) {
+        const uint64_t *n = r->fl_counts[i];
+        uint64_t total = 0;
+        for (int v = 0; v < VERDICT_COUNT; v++)
+            total += n[v];
+        if (total)
+            fprintf(f, "feature-level %s: cases=%" PRIu64 " pass=%" PRIu64 " fail=%" PRIu64
+                    " unspecified=%" PRIu64 " skip=%" PRIu64 " error=%" PRIu64 "\n",
+                    fl_name(fl_tested[i]), total, n[VERDICT_PASS], n[VERDICT_FAIL],
+                    n[VERDICT_UNSPECIFIED], n[VERDICT_SKIP], n[VERDICT_ERROR]);
+    }
+    fprintf(f, "signatures: %zu in this run, %u new (each in the signatures table; `dmlcheck "
+               "report` lists them)\n", r->sig_count, rep->new_signatures);
+    print_families(r);
+    char db[4 * 4096 + 1]; /* a PATH_MAX path, each byte possibly \xHH */
+    fprintf(f, "database: %s (run %" PRId64 ")\n", err_printable(r->o->db_path, false, db, sizeof db),
+            rep->run_id);
+}
+
