@@ -22,6 +22,7 @@
 #endif
 
 #include "backend.h"
+#include "clock.h"
 #include "case.h"
 #include "dtype.h"
 #include "half.h"
@@ -41,13 +42,6 @@ typedef struct bench_scenario {
     double goal_bandwidth_pct; /* at least this % of read bandwidth, or 0 */
     const char *peer_goal;     /* a goal against a peer library, judged by bench/peers.py */
 } bench_scenario;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Large buffers (inputs and the bandwidth buffer alike) are 2 MiB aligned and, where the
  * kernel offers it, backed by transparent huge pages, as numpy's and PyTorch's large arrays
@@ -253,9 +247,9 @@ static void *read_slice_pass(void *arg)
 {
     read_slice *s = arg;
     pthread_barrier_wait(s->start);
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     s->sum = s->pass(s->p, s->bytes);
-    s->seconds = now_seconds() - t0;
+    s->seconds = clock_seconds() - t0;
     return NULL;
 }
 
@@ -344,9 +338,9 @@ static double bench_backend_case(const backend_vtable *vt, backend *b, const dml
     double best = 1e30;
     for (unsigned r = 0; r <= repeat; r++) {
         dmlc_error err = { { 0 } };
-        double t0 = now_seconds();
+        double t0 = clock_seconds();
         run_status s = vt->run(b, c, &opt, &out, &err);
-        double t = now_seconds() - t0;
+        double t = clock_seconds() - t0;
         if (s != RUN_OK) {
             fprintf(stderr, "dmlcheck bench: backend %s failed: %s: %s\n", vt->name,
                     run_status_name(s), err.msg);

@@ -9,6 +9,7 @@
  * a case is: the inputs an index picked come from classify_picked_input via the judgement.
  */
 #include "check.h"
+#include "clock.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -86,13 +87,6 @@ static bool guards_intact(const uint8_t *buffer, UINT64 bytes)
     return true;
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
 /* Canary-filled, guarded outputs for c in buf; false when memory runs out. */
 static bool guarded_outputs(const dml_case *c, check_buffers *buf, case_outputs *o)
 {
@@ -167,9 +161,9 @@ void check_run(const backend_vtable *vt, backend *b, const dml_case *c, const ex
     if (!run_begin(vt, b, c, buf, a))
         return;
     dmlc_error err = { "" };
-    double t0 = now_us();
+    double t0 = (clock_seconds() * 1e6);
     run_status s = vt->run(b, c, exec, &a->outputs, &err);
-    a->time_us = now_us() - t0;
+    a->time_us = (clock_seconds() * 1e6) - t0;
     run_end(c, buf, s, &err, a);
 }
 
@@ -192,10 +186,10 @@ void check_run_batch(const backend_vtable *vt, backend *b, const dml_case *const
             items[n] = (backend_batch_item){ .c = cases[i], .exec = *exec, .out = &answers[i].outputs };
             case_of[n++] = i;
         }
-    double t0 = now_us();
+    double t0 = (clock_seconds() * 1e6);
     if (n)
         vt->run_batch(b, items, n);
-    double share_us = n ? (now_us() - t0) / (double)n : 0;
+    double share_us = n ? ((clock_seconds() * 1e6) - t0) / (double)n : 0;
     for (size_t k = 0; k < n; k++) {
         check_answer *a = &answers[case_of[k]];
         a->time_us = share_us;

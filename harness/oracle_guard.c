@@ -8,6 +8,7 @@
  * copies of the outputs in one address space.
  */
 #include "oracle_guard.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ static oracle_outcome out_of_memory(const dml_case *c, const char *what, dmlc_er
 static int receive_answer(int fd, const dml_case *c, const oracle_limits *limits, check_oracle *o,
                           dmlc_error *err)
 {
-    double deadline = pipe_now_ms() + limits->limit_ms;
+    double deadline = clock_ms() + limits->limit_ms;
     oracle_header h;
     int r = read_within(fd, &h, sizeof h, deadline, limits);
     if (r != PIPE_DONE)
@@ -176,10 +177,10 @@ oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
         return outcome;
     /* Less work, or no process to spare (fork failed): here, as fast as it goes, the limit
      * judged when it is done. */
-    double start = pipe_now_ms();
+    double start = clock_ms();
     if (!check_prepare(c, exec, o, err))
         return ORACLE_FAILED;
-    if (limits && limits->limit_ms && pipe_now_ms() - start > limits->limit_ms) {
+    if (limits && limits->limit_ms && clock_ms() - start > limits->limit_ms) {
         check_oracle_free(o);
         err_set(err, "the reference took longer than %u ms (--reference-timeout)", limits->limit_ms);
         return ORACLE_OUT_OF_TIME;

@@ -3,18 +3,13 @@
  */
 #include "pipe_io.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
-
-double pipe_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 bool pipe_write_all(int fd, const void *data, size_t n)
 {
@@ -51,7 +46,7 @@ int pipe_wait_readable(int fd, double deadline_ms, const volatile sig_atomic_t *
     for (;;) {
         if (stop && *stop)
             return WAIT_STOPPED;
-        double left = deadline_ms - pipe_now_ms();
+        double left = deadline_ms - clock_ms();
         if (left <= 0)
             return WAIT_TIMED_OUT;
         int slice = stop && left > PIPE_STOP_POLL_MS ? PIPE_STOP_POLL_MS : (int)left + 1;

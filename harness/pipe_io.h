@@ -15,10 +15,9 @@
 
 enum { WAIT_READABLE = 1, WAIT_TIMED_OUT = 0, WAIT_FAILED = -1, WAIT_STOPPED = -2 };
 
-double pipe_now_ms(void);
 bool pipe_write_all(int fd, const void *data, size_t n);
 bool pipe_read_all(int fd, void *data, size_t n);
-/* Waits until fd is readable (WAIT_READABLE), deadline_ms (pipe_now_ms time) passes
+/* Waits until fd is readable (WAIT_READABLE), deadline_ms (clock_ms time) passes
  * (WAIT_TIMED_OUT), poll fails (WAIT_FAILED) or *stop is raised (WAIT_STOPPED; stop may be
  * NULL). */
 int pipe_wait_readable(int fd, double deadline_ms, const volatile sig_atomic_t *stop);

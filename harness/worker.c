@@ -12,6 +12,7 @@
  * stdio buffers (the parent flushes before fork, the child leaves with _exit).
  */
 #include "worker.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -370,7 +371,7 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     w->start = w->end = 0;
     w->batch_left = 0;
     hello h;
-    int ready = wait_readable(w, pipe_now_ms() + w->cfg.open_timeout_ms);
+    int ready = wait_readable(w, clock_ms() + w->cfg.open_timeout_ms);
     if (ready <= 0 || !pipe_read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
         char how[256];
         reap(w, true, how, sizeof how);
@@ -549,7 +550,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     if (w->pid <= 0)
         return err_set(err, "the worker is not running");
     w->batch_lost = 0;
-    double deadline = pipe_now_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
+    double deadline = clock_ms() + worker_case_limit_ms(w->cfg.case_timeout_ms, c);
     answer_header h;
     int r;
     do { /* an announced batch: its answers are due by the batch's deadline */
@@ -564,7 +565,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
             return err_set(err, "the worker sent a malformed answer");
         if (h.status == WIRE_BATCH) {
             w->batch_left = (uint32_t)h.output_len;
-            w->batch_deadline_ms = pipe_now_ms() + (double)h.indices_len;
+            w->batch_deadline_ms = clock_ms() + (double)h.indices_len;
         }
     } while (h.status == WIRE_BATCH);
     if (w->batch_left)

@@ -36,6 +36,7 @@
 
 #include "backend.h"
 #include "casefile.h"
+#include "clock.h"
 #include "dtype.h"
 
 #define PROTOCOL_VERSION 1
@@ -84,18 +85,11 @@ struct backend {
 
 /* ---- Time and plain I/O with a deadline ---------------------------------------------- */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 /* Waits for `events` on fd until the deadline: 1 ready, 0 timed out, -1 failed. */
 static int wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
-        double left = deadline - now_ms();
+        double left = deadline - clock_ms();
         if (left <= 0)
             return 0;
         struct pollfd p = { .fd = fd, .events = events };
@@ -285,7 +279,7 @@ static bool end_child(backend *b, unsigned grace_ms, char *how, size_t size)
         return false;
     int status = 0;
     pid_t r = 0;
-    for (double until = now_ms() + grace_ms; (r = waitpid(b->pid, &status, WNOHANG)) == 0 && now_ms() < until;)
+    for (double until = clock_ms() + grace_ms; (r = waitpid(b->pid, &status, WNOHANG)) == 0 && clock_ms() < until;)
         nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
     kill(-b->pid, SIGKILL); /* and whatever it started */
     if (r == 0) {
@@ -509,7 +503,7 @@ static bool start(backend *b, dmlc_error *err)
 {
     if (!spawn(b, err))
         return false;
-    double deadline = now_ms() + b->timeout_ms;
+    double deadline = clock_ms() + b->timeout_ms;
     json_t *hello = json_pack("{s:i, s:s, s:s?}", "protocol", PROTOCOL_VERSION,
                               "dmlcheck", DMLCHECK_VERSION, "device", b->device);
     frame f = { 0 };
@@ -710,7 +704,7 @@ static run_status process_run(backend *b, const dml_case *c, const exec_options 
         err_prefix(err, "cannot restart the child '%s'", b->command);
         return RUN_BACKEND_ERROR;
     }
-    double deadline = now_ms() + b->timeout_ms;
+    double deadline = clock_ms() + b->timeout_ms;
     uint64_t id = b->next_id++;
     run_status s = RUN_BACKEND_ERROR;
     b->fault = CHILD_FINE;

@@ -5,6 +5,7 @@
  * exactly what a harness pays per case.
  */
 #include "cl_bench.h"
+#include "clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,6 @@
 
 #include "cl_link.h"
 extern const backend_vtable reference_backend; /* backends/backend.c's registry */
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Opens and closes once with the binary cache on or off; records the open's split. */
 static bool open_once(const char *device, bool cache, double *context_ms, double *program_ms,
@@ -126,7 +120,7 @@ static double time_runs(const backend_vtable *vt, backend *b, const dml_case *c,
         double start = 0;
         for (unsigned i = 0; i < per_batch + (batch == 0 ? 2 : 0); i++) {
             if (i == (batch == 0 ? 2u : 0u))
-                start = now_seconds();
+                start = clock_seconds();
             run_status s = vt->run(b, c, &opt, &out, err);
             if (s != RUN_OK) {
                 err_prefix(err, "%s", run_status_name(s));
@@ -134,7 +128,7 @@ static double time_runs(const backend_vtable *vt, backend *b, const dml_case *c,
                 return -1;
             }
         }
-        double mean = (now_seconds() - start) / per_batch * 1e6;
+        double mean = (clock_seconds() - start) / per_batch * 1e6;
         if (best < 0 || mean < best)
             best = mean;
     }
