@@ -89,8 +89,18 @@ bool runner_parse_shard(runner_options *o, const char *text, dmlc_error *err)
     return true;
 }
 
+/* "2_0, 2_1, 3_0, 4_1, 5_0": the levels dmlcheck tests, from the one list (op.h). */
+static const char *tested_levels(char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < FL_TESTED_COUNT; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "", fl_name(fl_tested[i]));
+    return buf;
+}
+
 bool runner_parse_common(runner_options *o, const char *name, const char *value, dmlc_error *err)
 {
+    char levels[128];
     uint64_t n;
     if (!strcmp(name, "backend")) {
         o->backend = backend_select(value, &o->backend_args);
@@ -108,7 +118,8 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
     }
     if (!strcmp(name, "feature-level")) {
         if (!fl_from_name(value, &o->gen.feature_level) || !fl_effective(o->gen.feature_level))
-            return err_set(err, "unknown feature level '%s' (tested: 2_1, 3_0, 4_1, 5_0)", value);
+            return err_set(err, "unknown feature level '%s' (tested: %s)", value,
+                           tested_levels(levels, sizeof levels));
         return true;
     }
     if (!strcmp(name, "ops"))
