@@ -12,11 +12,13 @@
  * document order) and, in the rare case where that double lies exactly on a rounding midpoint
  * of the target type, ask strtod which side of the midpoint the decimal really lies on.
  *
+ * The notation of one value lives in casefile_notation.c, the writer in casefile_write.c.
  * Writing uses the same notation, chosen so that casefile_parse(casefile_write(c)) gives c
  * back bit for bit: floats as the shortest decimal that reads back to the same bits, else
  * "nan"/"-nan"/"inf"/"-inf" or "0x..." raw bits (-0, NaN payloads).
  */
 #include "casefile.h"
+#include "casefile_notation.h"
 
 #include <errno.h>
 #include <fenv.h>
@@ -34,202 +36,6 @@
 #include "op_module.h"
 
 #define PATH_MAX_LEN 96
-
-/* ---- Correctly rounded conversion to FLOAT32 / FLOAT16 ---------------------------------- */
-
-typedef struct float_format {
-    unsigned frac_bits, exp_bits;
-} float_format;
-
-static bool float_format_of(DML_TENSOR_DATA_TYPE t, float_format *f)
-{
-    if (t == DML_TENSOR_DATA_TYPE_FLOAT32)
-        *f = (float_format){ 23, 8 };
-    else if (t == DML_TENSOR_DATA_TYPE_FLOAT16)
-        *f = (float_format){ 10, 5 };
-    else if (t == DML_TENSOR_DATA_TYPE_FLOAT64)
-        *f = (float_format){ 52, 11 };
-    else
-        return false;
-    return true;
-}
-
-/* Rounds x to nearest-even in format f, where the true value lies on `side` of x (-1 below,
- * 0 exactly x, +1 above, by at most half an ulp of x).  The side matters only when x sits
- * exactly on a midpoint of f: every midpoint of a narrower format is a double, so a decimal
- * and its nearest double can never lie on different sides of one. */
-static uint64_t round_double_to_format(double x, int side, float_format f)
-{
-    const int bias = (1 << (f.exp_bits - 1)) - 1;
-    const uint64_t inf_bits = (((uint64_t)1 << f.exp_bits) - 1) << f.frac_bits;
-    const uint64_t sign_bit = (uint64_t)(signbit(x) ? 1 : 0) << (f.frac_bits + f.exp_bits);
-    const int side_in_magnitude = signbit(x) ? -side : side;
-    double a = fabs(x);
-    if (a == 0)
-        return sign_bit;
-    int e2;
-    double fraction = frexp(a, &e2);                   /* a = fraction * 2^e2, [0.5, 1) */
-    uint64_t sig = (uint64_t)ldexp(fraction, 53);      /* a = sig * 2^(e2 - 53), exactly */
-    int top = e2 - 1;                                  /* a in [2^top, 2^(top+1)) */
-    if (top > bias)
-        return sign_bit | inf_bits;                    /* at least twice the largest finite */
-    int target_exp = top < 1 - bias ? 1 - bias : top;  /* denormals share the lowest exponent */
-    int shift = (target_exp - (int)f.frac_bits) - (e2 - 53);
-    uint64_t q;
-    if (shift <= 0) {
-        q = sig << -shift;
-    } else if (shift > 63) {
-        q = 0; /* below half the smallest denormal */
-    } else {
-        q = sig >> shift;
-        uint64_t rem = sig & (((uint64_t)1 << shift) - 1), half = (uint64_t)1 << (shift - 1);
-        bool up = rem > half
-            || (rem == half && (side_in_magnitude > 0 || (side_in_magnitude == 0 && (q & 1))));
-        q += up;
-    }
-    /* q carries the hidden bit, so adding it to the biased exponent minus one encodes normals,
-     * denormals and a carry into the next binade (or into infinity) alike. */
-    uint64_t bits = ((uint64_t)(target_exp + bias - 1) << f.frac_bits) + q;
-    return sign_bit | (bits >= inf_bits ? inf_bits : bits);
-}
-
-/* Which side of its nearest double x the decimal `text` lies on.  glibc's strtod rounds in
- * the current rounding mode, so rounding down and up brackets the decimal; the mode is
- * restored before returning. */
-static int decimal_side_of(const char *text, double x)
-{
-    int saved = fegetround();
-    fesetround(FE_DOWNWARD);
-    double below = strtod(text, NULL);
-    fesetround(FE_UPWARD);
-    double above = strtod(text, NULL);
-    fesetround(saved);
-    if (below == above)
-        return 0;
-    return below == x ? +1 : -1;
-}
-
-bool casefile_number_to_float_bits(const char *text, DML_TENSOR_DATA_TYPE t, uint64_t *bits)
-{
-    float_format f;
-    if (!float_format_of(t, &f))
-        return false;
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || isnan(x) || (isinf(x) && errno == ERANGE))
-        return false;
-    if (isinf(x)) /* "inf" spelled out: not a number text */
-        return false;
-    uint64_t low = round_double_to_format(x, -1, f), high = round_double_to_format(x, +1, f);
-    *bits = low == high ? low : round_double_to_format(x, decimal_side_of(text, x), f);
-    return true;
-}
-
-/* ---- Value notation ----------------------------------------------------------------------- */
-
-static uint64_t type_mask(DML_TENSOR_DATA_TYPE t)
-{
-    unsigned bytes = dtype_size(t);
-    return bytes >= 8 ? UINT64_MAX : ((uint64_t)1 << (bytes * 8)) - 1;
-}
-
-static uint64_t float_sign_bit(DML_TENSOR_DATA_TYPE t)
-{
-    return (uint64_t)1 << (dtype_size(t) * 8 - 1);
-}
-
-/* The quiet NaN with an empty payload: what "nan" means. */
-static uint64_t canonical_nan_bits(DML_TENSOR_DATA_TYPE t)
-{
-    switch (t) {
-    case DML_TENSOR_DATA_TYPE_FLOAT16: return 0x7e00u;
-    case DML_TENSOR_DATA_TYPE_FLOAT64: return 0x7ff8000000000000ull;
-    default: return 0x7fc00000u;
-    }
-}
-
-static uint64_t infinity_bits(DML_TENSOR_DATA_TYPE t)
-{
-    return dtype_lowest_bits(t) & ~float_sign_bit(t);
-}
-
-static void int_range(DML_TENSOR_DATA_TYPE t, int64_t *min, uint64_t *max)
-{
-    unsigned bits = dtype_size(t) * 8;
-    if (dtype_is_signed_int(t)) {
-        *max = ((uint64_t)1 << (bits - 1)) - 1;
-        *min = -(int64_t)*max - 1;
-    } else {
-        *min = 0;
-        *max = type_mask(t);
-    }
-}
-
-static bool parse_hex_bits(const char *s, DML_TENSOR_DATA_TYPE t, const char *path, uint64_t *bits,
-                           dmlc_error *err)
-{
-    const char *digits = s + 2;
-    size_t n = strspn(digits, "0123456789abcdefABCDEF");
-    if (n == 0 || digits[n] || n > 16)
-        return err_set(err, "%s: \"%s\" is not raw bits (\"0x\" and 1 to 16 hex digits)", path, s);
-    uint64_t v = strtoull(digits, NULL, 16);
-    if (v & ~type_mask(t))
-        return err_set(err, "%s: raw bits \"%s\" do not fit %s (%u bytes)", path, s, dtype_name(t),
-                       dtype_size(t));
-    *bits = v;
-    return true;
-}
-
-/* Decimal strings carry integers jansson cannot (UINT64 above INT64_MAX). */
-static bool parse_decimal_string(const char *s, DML_TENSOR_DATA_TYPE t, const char *path,
-                                 uint64_t *bits, dmlc_error *err)
-{
-    const char *digits = s[0] == '-' ? s + 1 : s;
-    size_t n = strspn(digits, "0123456789");
-    if (n == 0 || digits[n])
-        return err_set(err, "%s: \"%s\" is not a value: write a number, a decimal integer string "
-                       "or \"0x...\" raw bits", path, s);
-    int64_t min;
-    uint64_t max;
-    int_range(t, &min, &max);
-    errno = 0;
-    if (s[0] == '-') {
-        long long v = strtoll(s, NULL, 10);
-        if (errno == ERANGE || v < min)
-            return err_set(err, "%s: %s does not fit %s [%" PRId64 ", %" PRIu64 "]", path, s,
-                           dtype_name(t), min, max);
-        *bits = (uint64_t)v & type_mask(t);
-        return true;
-    }
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno == ERANGE || v > max)
-        return err_set(err, "%s: %s does not fit %s [%" PRId64 ", %" PRIu64 "]", path, s,
-                       dtype_name(t), min, max);
-    *bits = v;
-    return true;
-}
-
-static bool parse_string_element(const char *s, DML_TENSOR_DATA_TYPE t, const char *path,
-                                 uint64_t *bits, dmlc_error *err)
-{
-    if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
-        return parse_hex_bits(s, t, path, bits, err);
-    if (!dtype_is_float(t))
-        return parse_decimal_string(s, t, path, bits, err);
-    bool negative = s[0] == '-';
-    const char *word = negative ? s + 1 : s;
-    if (!strcmp(word, "nan"))
-        *bits = canonical_nan_bits(t);
-    else if (!strcmp(word, "inf"))
-        *bits = infinity_bits(t);
-    else
-        return err_set(err, "%s: \"%s\" is not a %s value: write a JSON number, \"nan\", \"-nan\", "
-                       "\"inf\", \"-inf\" or \"0x...\" raw bits", path, s, dtype_name(t));
-    if (negative)
-        *bits |= float_sign_bit(t);
-    return true;
-}
 
 /* ---- Parser ------------------------------------------------------------------------------- */
 
@@ -381,11 +187,11 @@ static bool parse_integer_element(const parser *p, const json_t *v, const char *
     json_int_t value = json_integer_value(v);
     int64_t min;
     uint64_t max;
-    int_range(t, &min, &max);
+    notation_int_range(t, &min, &max);
     if (value < min || (value > 0 && (uint64_t)value > max))
         return err_set(p->err, "%s: %" PRId64 " does not fit %s [%" PRId64 ", %" PRIu64 "]", path,
                        (int64_t)value, dtype_name(t), min, max);
-    *bits = (uint64_t)value & type_mask(t);
+    *bits = (uint64_t)value & notation_type_mask(t);
     return true;
 }
 
@@ -394,7 +200,7 @@ static bool parse_element(const parser *p, const json_t *v, size_t *next_number,
                           DML_TENSOR_DATA_TYPE t, const char *path, uint64_t *bits)
 {
     if (json_is_string(v))
-        return parse_string_element(json_string_value(v), t, path, bits, p->err);
+        return notation_parse_string(json_string_value(v), t, path, bits, p->err);
     if (!json_is_number(v))
         return err_set(p->err, "%s: must be a number or a string, got %s", path, json_kind(v));
     const char *text = number_text(p, (*next_number)++, v, path);
@@ -650,12 +456,6 @@ static const char *const common_fields[] = {
 #define COMMON_FIELD_COUNT (sizeof common_fields / sizeof common_fields[0])
 #define MAX_CASE_FIELDS 32
 
-/* Whether op's descriptor has field f (MAX_POOLING1 has no Dilations). */
-static bool field_exists(const op_field *f, op_id op)
-{
-    return (op_table[op].flags & f->needs_flags) == f->needs_flags;
-}
-
 /* The fields a case file of op may hold, NULL-terminated, into out[MAX_CASE_FIELDS]. */
 static void allowed_fields(op_id op, const char **out)
 {
@@ -663,7 +463,7 @@ static void allowed_fields(op_id op, const char **out)
     for (size_t i = 0; i < COMMON_FIELD_COUNT; i++)
         out[n++] = common_fields[i];
     for (const op_field *f = op_table[op].module->fields; f->name && n + 1 < MAX_CASE_FIELDS; f++)
-        if (field_exists(f, op))
+        if (op_field_exists(f, op))
             out[n++] = f->name;
     out[n] = NULL;
 }
@@ -680,7 +480,7 @@ static bool check_shared_count(const op_field *fields, const op_field *f, const 
                                UINT count, dmlc_error *err)
 {
     for (const op_field *g = fields; g < f; g++)
-        if (g->kind == OP_FIELD_UINTS && g->count_offset == f->count_offset && field_exists(g, c->op)) {
+        if (g->kind == OP_FIELD_UINTS && g->count_offset == f->count_offset && op_field_exists(g, c->op)) {
             UINT first = *(const UINT *)((const char *)c + g->count_offset);
             if (count != first)
                 return err_set(err, "%s: has %u entries but %s has %u (they share DimensionCount)",
@@ -722,7 +522,7 @@ static bool parse_operator_fields(const json_t *root, dml_case *c, dmlc_error *e
     const op_field *fields = op_table[c->op].module->fields;
     for (int tensors = 0; tensors < 2; tensors++)
         for (const op_field *f = fields; f->name; f++)
-            if (field_exists(f, c->op) && (f->kind == OP_FIELD_TENSOR) == tensors
+            if (op_field_exists(f, c->op) && (f->kind == OP_FIELD_TENSOR) == tensors
                 && !parse_op_field(root, fields, f, c, err))
                 return false;
     return true;
@@ -1093,206 +893,3 @@ bool casefile_load_stream(FILE *f, const char *name, dml_case *c, dmlc_error *er
     return ok;
 }
 
-/* ---- Writer ------------------------------------------------------------------------------- */
-
-static json_t *hex_bits_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "0x%0*" PRIx64, (int)dtype_size(t) * 2, bits);
-    return json_string(buf);
-}
-
-/* The shortest decimal (at most 9 digits, the dump precision) that reads back to bits. */
-static json_t *float_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
-{
-    uint64_t sign = bits & float_sign_bit(t), magnitude = bits & ~float_sign_bit(t);
-    if (dtype_bits_is_nan(t, bits))
-        return magnitude == canonical_nan_bits(t) ? json_string(sign ? "-nan" : "nan")
-                                                  : hex_bits_json(t, bits);
-    if (magnitude == infinity_bits(t))
-        return json_string(sign ? "-inf" : "inf");
-    double d = dtype_bits_to_double(t, bits);
-    if (d == 0 && sign)
-        return hex_bits_json(t, bits); /* JSON readers disagree on -0; raw bits do not */
-    if (d == trunc(d) && fabs(d) < 0x1p53)
-        return json_integer((json_int_t)d);
-    char text[40];
-    for (int digits = 1; digits <= CASEFILE_REAL_DIGITS; digits++) {
-        uint64_t back;
-        snprintf(text, sizeof text, "%.*g", digits, d);
-        if (casefile_number_to_float_bits(text, t, &back) && back == bits)
-            return json_real(strtod(text, NULL));
-    }
-    return hex_bits_json(t, bits);
-}
-
-static json_t *element_json(DML_TENSOR_DATA_TYPE t, uint64_t bits)
-{
-    if (dtype_is_float(t))
-        return float_json(t, bits);
-    if (dtype_is_signed_int(t))
-        return json_integer((json_int_t)dtype_bits_to_i64(t, bits));
-    if (bits <= INT64_MAX)
-        return json_integer((json_int_t)bits);
-    char buf[32];
-    snprintf(buf, sizeof buf, "%" PRIu64, bits);
-    return json_string(buf);
-}
-
-/* Logical elements of a strided buffer (or of a logical array when buf is NULL). */
-static json_t *values_json(const case_tensor *t, const uint8_t *buf, const uint64_t *logical)
-{
-    tensor_view v;
-    case_tensor_view(t, &v);
-    json_t *array = json_array();
-    for (uint64_t i = 0; array && i < v.elements; i++) {
-        uint64_t bits = buf ? dtype_load_bits(buf, v.type, tensor_view_offset(&v, i)) : logical[i];
-        if (json_array_append_new(array, element_json(v.type, bits))) {
-            json_decref(array);
-            return NULL;
-        }
-    }
-    return array;
-}
-
-static json_t *uint_array_json(const UINT *values, UINT count)
-{
-    json_t *array = json_array();
-    for (UINT i = 0; array && i < count; i++)
-        if (json_array_append_new(array, json_integer(values[i]))) {
-            json_decref(array);
-            return NULL;
-        }
-    return array;
-}
-
-static json_t *tensor_json(const case_tensor *t)
-{
-    json_t *obj = json_object();
-    if (!obj)
-        return NULL;
-    int failed = json_object_set_new(obj, "DataType", json_string(dtype_name(t->type)))
-        | json_object_set_new(obj, "Sizes", uint_array_json(t->sizes, t->rank));
-    if (t->has_strides)
-        failed |= json_object_set_new(obj, "Strides", uint_array_json(t->strides, t->rank));
-    if (t->has_total_bytes)
-        failed |= json_object_set_new(obj, "TotalTensorSizeInBytes", json_integer((json_int_t)t->total_bytes));
-    failed |= json_object_set_new(obj, "Flags", json_integer(t->flags))
-        | json_object_set_new(obj, "GuaranteedBaseOffsetAlignment", json_integer(t->base_alignment));
-    if (failed) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
-}
-
-static json_t *direction_json(DML_AXIS_DIRECTION d)
-{
-    return d == DML_AXIS_DIRECTION_INCREASING ? json_string("INCREASING")
-        : d == DML_AXIS_DIRECTION_DECREASING ? json_string("DECREASING")
-                                             : json_integer(d);
-}
-
-static int set_operator_fields(json_t *root, const dml_case *c)
-{
-    int failed = 0;
-    for (const op_field *f = op_table[c->op].module->fields; f->name; f++) {
-        const void *at = (const char *)c + f->offset;
-        if (!field_exists(f, c->op))
-            continue;
-        if (f->kind == OP_FIELD_TENSOR && ((const case_tensor *)at)->present)
-            failed |= json_object_set_new(root, f->name, tensor_json(at));
-        else if (f->kind == OP_FIELD_DIRECTION)
-            failed |= json_object_set_new(root, f->name, direction_json(*(const DML_AXIS_DIRECTION *)at));
-        else if (f->kind == OP_FIELD_UINTS)
-            failed |= json_object_set_new(root, f->name, uint_array_json(at,
-                                          *(const UINT *)((const char *)c + f->count_offset)));
-    }
-    return failed;
-}
-
-/* {"output": [...], "indices": [...]} from buffers, or from c's expected arrays. */
-static json_t *outputs_json(const dml_case *c, const case_outputs *o)
-{
-    json_t *obj = json_object();
-    if (!obj)
-        return NULL;
-    int failed = 0;
-    if (o || c->has_expected_output)
-        failed |= json_object_set_new(obj, "output",
-                                      values_json(&c->output, o ? o->output : NULL, c->expected_output));
-    if (c->indices.present && (o ? o->indices != NULL : c->has_expected_indices))
-        failed |= json_object_set_new(obj, "indices",
-                                      values_json(&c->indices, o ? o->indices : NULL, c->expected_indices));
-    if (failed) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
-}
-
-static char *dump(json_t *root)
-{
-    char *text = root ? json_dumps(root, JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS)) : NULL;
-    json_decref(root);
-    return text;
-}
-
-/* The case's header and descriptor in case-file names: op, feature_level, comment (when
- * given), must_reject, the tensors and the operator's fields.  NULL on failure. */
-static json_t *descriptor_root(const dml_case *c, const char *comment)
-{
-    if (c->op >= OP_COUNT)
-        return NULL;
-    json_t *root = json_object();
-    if (!root)
-        return NULL;
-    int failed = json_object_set_new(root, "op", json_string(op_table[c->op].name));
-    if (c->feature_level) {
-        const char *name = fl_name(c->feature_level);
-        failed |= json_object_set_new(root, "feature_level", strcmp(name, "?")
-                                      ? json_string(name) : json_integer(c->feature_level));
-    }
-    if (comment)
-        failed |= json_object_set_new(root, "comment", json_string(comment));
-    if (c->must_reject)
-        failed |= json_object_set_new(root, "must_reject", json_true());
-    failed |= json_object_set_new(root, "InputTensor", tensor_json(&c->input))
-        | json_object_set_new(root, "OutputTensor", tensor_json(&c->output))
-        | set_operator_fields(root, c);
-    if (failed) {
-        json_decref(root);
-        return NULL;
-    }
-    return root;
-}
-
-char *casefile_write(const dml_case *c, const case_outputs *expected)
-{
-    json_t *root = descriptor_root(c, c->comment);
-    if (!root)
-        return NULL;
-    int failed = json_object_set_new(root, "input", values_json(&c->input, c->input_data, NULL));
-    if (expected || c->has_expected_output || c->has_expected_indices)
-        failed |= json_object_set_new(root, "expected", outputs_json(c, expected));
-    if (failed) {
-        json_decref(root);
-        return NULL;
-    }
-    return dump(root);
-}
-
-json_t *casefile_descriptor_json(const dml_case *c)
-{
-    return descriptor_root(c, NULL);
-}
-
-char *casefile_outputs_json(const dml_case *c, const case_outputs *o)
-{
-    return dump(outputs_json(c, o));
-}
-
-json_t *casefile_outputs_object(const dml_case *c, const case_outputs *o)
-{
-    return outputs_json(c, o);
-}

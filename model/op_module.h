@@ -42,6 +42,12 @@ typedef struct op_field {
                           * true when present */
 } op_field;
 
+/* Whether field f belongs to operator op's descriptor (its flags include f's needs). */
+static inline bool op_field_exists(const op_field *f, op_id op)
+{
+    return (op_table[op].flags & f->needs_flags) == f->needs_flags;
+}
+
 /* ---- Geometry ------------------------------------------------------------------------- */
 
 /* What the deciders of one output element look like. */
