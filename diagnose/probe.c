@@ -195,8 +195,9 @@ void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
 {
     double orientation = probe_orientation(probe);
     uint64_t count = buffer_elements(probe);
+    size_t used = 1 + (size_t)prng_below(p, n);
     for (uint64_t e = 0; e < count; e++) {
-        double v = pool[prng_below(p, n)] * orientation;
+        double v = pool[prng_below(p, used)] * orientation;
         dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
     }
 }

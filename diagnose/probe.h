@@ -34,8 +34,10 @@ bool probe_resize(dml_case *probe, const UINT *sizes);
 uint64_t probe_value_bits(DML_TENSOR_DATA_TYPE t, double v);
 /* The sign that makes "larger is better" true for the probe's operator: -1 for ARGMIN. */
 double probe_orientation(const dml_case *probe);
-/* Every element of the input buffer (gaps included) drawn from pool[0..n), each value times
- * probe_orientation, so one pool written for a maximum serves ARGMIN mirrored. */
+/* Every element of the input buffer (gaps included) drawn from a prefix pool[0..k) of the
+ * pool, k from 1 to n drawn per probe, so large windows and long rows also meet probes where
+ * the first values alone decide: list the values a cause plants first.  Each value is
+ * multiplied by probe_orientation, so one pool written for a maximum serves ARGMIN mirrored. */
 void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n);
 /* Every element of the buffer a different value (as far as the type holds them), shuffled:
  * no ties, so only geometry decides. */

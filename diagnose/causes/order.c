@@ -26,7 +26,7 @@ static bool tie_flipped_replaces(const scan_env *e, const scan_item *cand, const
 /* Few distinct values: most rows and windows hold several equal extremes. */
 static void fill_ties(prng *p, dml_case *probe)
 {
-    static const double pool[] = { 1, 2, 3, 3 };
+    static const double pool[] = { 3, 3, 1, 2 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 
@@ -81,7 +81,7 @@ static int64_t int_bits_key(const scan_env *e, uint64_t bits, bool *is_nan)
 
 static void fill_mixed_signs(prng *p, dml_case *probe)
 {
-    static const double pool[] = { -3, -2, -1, -0.5, 0.5, 1 };
+    static const double pool[] = { -3, -0.5, -2, -1, 0.5, 1 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 
@@ -97,14 +97,15 @@ const cause cause_float_compared_as_int_bits = {
 
 /* ---- best_seeded_with_lowest_finite ------------------------------------------------- */
 
-/* A running best that starts at the lowest finite value (ARGMIN: the largest), as if it
- * were an element at the first candidate's index: an infinity at the losing end never beats
- * it (D5), and a window without candidates returns it. */
+/* A running best that starts at the lowest finite value (ARGMIN: the largest) with its
+ * index unset: position 0 for ARGMIN/ARGMAX (an index must name an element), none (all ones,
+ * what D7 writes for no element) for pooling.  An infinity at the losing end never beats it
+ * (D5), nor does an element equal to it under INCREASING, and a window without candidates
+ * returns it. */
 static bool lowest_finite_seed(const scan_env *e, const scan_item *first, scan_item *best)
 {
     DML_TENSOR_DATA_TYPE t = e->seen->input.type;
-    *best = first ? *first : (scan_item){ .index = UINT64_MAX };
-    best->padding = false;
+    *best = (scan_item){ .index = e->pooling || !first ? UINT64_MAX : first->index };
     best->bits = probe_value_bits(t, e->minimize ? DBL_MAX : -DBL_MAX);
     best->key = scan_final_key(e, scan_spec_number_key(e, best->bits, &best->is_nan), false);
     return true;
@@ -113,19 +114,19 @@ static bool lowest_finite_seed(const scan_env *e, const scan_item *first, scan_i
 /* Rows and windows whose extreme is the losing infinity, next to ones it is not. */
 static void fill_losing_infinities(prng *p, dml_case *probe)
 {
-    static const double pool[] = { -INFINITY, -INFINITY, -INFINITY, -DBL_MAX, -1 };
+    static const double pool[] = { -INFINITY, -DBL_MAX, -INFINITY, -1 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 
 const cause cause_best_seeded_with_lowest_finite = {
     .id = "best_seeded_with_lowest_finite",
     .sentence = "The running best starts at the lowest finite value (-FLT_MAX; ARGMIN: FLT_MAX) "
-                "instead of the first element, so a losing infinity can never be selected (D5)",
+                "with an unset index instead of at the first element, so a losing infinity can "
+                "never be selected (D5)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
     .variant = { .seed = lowest_finite_seed },
-    /* Pooling writes some index for the seed that no hypothesis can know: ask values only. */
-    .plan = { .indices = PROBE_INDICES_DROP, .fill = fill_losing_infinities },
+    .plan = { .fill = fill_losing_infinities },
 };
 
 /* ---- nan_first_sticky --------------------------------------------------------------- */
@@ -148,9 +149,11 @@ static bool nan_policy_has_nan(const dml_case *c)
     return float_input(c);
 }
 
+/* NaNs of both signs: a NaN with its sign bit set loses to every number when bits are
+ * compared as integers, so these probes part this cause from float_compared_as_int_bits. */
 static void fill_some_nans(prng *p, dml_case *probe)
 {
-    static const double pool[] = { NAN, 1, 2, 3 };
+    static const double pool[] = { NAN, -NAN, 1, 2, 3 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 

@@ -27,7 +27,7 @@ static bool zero_padding(const scan_env *e, uint64_t *bits)
 /* Mostly negative values, so a zero in the padding beats many windows' elements. */
 static void fill_mostly_negative(prng *p, dml_case *probe)
 {
-    static const double pool[] = { -3, -2, -1, -1, 1 };
+    static const double pool[] = { -3, -2, -1, 1 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 

@@ -6,7 +6,8 @@
  * cause it does not have.  A conformant backend and an asker that answers garbage must leave
  * every failure undiagnosed, and the variant oracle with no hook must be the reference.
  *
- * Usage: test_diagnose PLUGIN.so
+ * Usage: test_diagnose PLUGIN.so [SEEDS]: SEEDS (default 2) seeds searched per planted bug, for
+ * measuring on more than the suite runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 #include "compare.h"
 #include "diagnose.h"
 #include "gen.h"
+#include "op_module.h"
 #include "reference.h"
 #include "scan.h"
 #include "tap.h"
+#include "validate.h"
 
 /* Failing cases diagnosed per planted bug and seed. */
 #define FAILS_PER_SEED 2
@@ -154,13 +157,17 @@ static void count_diagnosis(const diagnosis *d, const char *want, const dml_case
     t->right += right;
     t->undiagnosed += !d->confirmed_count;
     if (!right) {
-        char text[4096];
-        tap_diag("%s on %s: %s", want, op_table[c->op].name, diagnosis_text(d, text, sizeof text));
+        char text[4096], params[256], sizes[96];
+        case_module(c)->describe(c, params, sizeof params);
+        op_uints_text(c->input.sizes, c->input.rank, sizes, sizeof sizes);
+        tap_diag("%s on %s %s %s (strides %s): %s", want, op_table[c->op].name, sizes, params,
+                 c->input.has_strides ? "given" : "packed", diagnosis_text(d, text, sizeof text));
     }
 }
 
-/* Diagnoses the failing cases of one planted bug on two seeds. */
-static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, diagnosis *d)
+/* Diagnoses the failing cases of one planted bug on seeds 1 to `seeds`. */
+static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, uint64_t seeds,
+                         diagnosis *d)
 {
     char text[512];
     snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, bug->arg);
@@ -170,7 +177,7 @@ static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, dia
         return;
     }
     tally n = { 0 };
-    for (uint64_t seed = 1; seed <= 2; seed++) {
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
         uint64_t index = 0;
         dml_case c;
         for (unsigned k = 0; k < FAILS_PER_SEED && next_failure(&o, bug->ops, seed, &index, &c); k++) {
@@ -188,6 +195,60 @@ static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, dia
     tap_ok(t, n.failures > 0 && n.right == n.failures, "bug=%s confirmed as %s on %u of %u failing cases",
            bug->arg, bug->cause, n.right, n.failures);
     tap_ok(t, n.wrong == 0, "bug=%s never confirmed as another cause (%u:%s)", bug->arg, n.wrong, n.wrong_ids);
+    o.vt->close(o.b);
+}
+
+/* A case too large for the generator's small tiers, which bug=index16 fails: ARGMAX along
+ * 70,000 elements with the maximum at 69,000, or 2x2 max pooling of a 280x280 plane with
+ * indices (distinct values, so every window past row 234 has its winner past 2^16). */
+static bool large_case(bool pooling, dml_case *c)
+{
+    UINT in_sizes[4] = { 1, 1, 280, 280 }, out_sizes[4] = { 1, 1, 140, 140 }, line = 70000, one = 1;
+    case_init(c);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+    c->op = pooling ? OP_MAX_POOLING2 : OP_ARGMAX;
+    case_tensor_set(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, pooling ? 4 : 1, pooling ? in_sizes : &line, NULL);
+    case_tensor_set(&c->output, pooling ? DML_TENSOR_DATA_TYPE_FLOAT32 : DML_TENSOR_DATA_TYPE_INT32,
+                    pooling ? 4 : 1, pooling ? out_sizes : &one, NULL);
+    if (pooling)
+        case_tensor_set(&c->indices, DML_TENSOR_DATA_TYPE_UINT32, 4, out_sizes, NULL);
+    c->axis_count = 1;
+    c->spatial_count = 2;
+    for (unsigned s = 0; s < 2; s++) {
+        c->pool_strides[s] = c->window[s] = 2;
+        c->dilations[s] = 1;
+    }
+    case_link(c);
+    uint64_t n = case_tensor_elements(&c->input);
+    float *values = malloc(n * sizeof *values);
+    for (uint64_t i = 0; values && i < n; i++)
+        values[i] = (float)i - (i == 69000 ? 0 : 1e5f * !pooling);
+    c->input_data = (uint8_t *)values;
+    dmlc_error err;
+    return values && validate_case(c, &err);
+}
+
+/* bug=index16 on the large cases: confirmed as index_narrowed_16 in both families. */
+static void index16_diagnosed(tap *t, const char *plugin, diagnosis *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "plugin:%s,bug=index16", plugin);
+    opened o;
+    if (!open_backend(text, &o))
+        return;
+    for (int pooling = 0; pooling <= 1; pooling++) {
+        dml_case c;
+        diagnose_options opt = { .exec = o.exec, .seed = 16 };
+        dmlc_error err;
+        bool failing = large_case(pooling, &c) && fails_on(&o, &c);
+        bool ok = failing && diagnose_case(&c, &opt, ask_backend, &o, d, &err);
+        const cause *found = ok ? diagnosis_cause(d) : NULL;
+        tap_ok(t, found && !strcmp(found->id, "index_narrowed_16"),
+               "bug=index16 on a large %s case (failing: %s) confirmed as index_narrowed_16 (%s)",
+               pooling ? "MAX_POOLING2" : "ARGMAX", failing ? "yes" : "no", found ? found->id : "none");
+        diagnosis_free(d);
+        case_free(&c);
+    }
     o.vt->close(o.b);
 }
 
@@ -292,8 +353,9 @@ static void evidence_written(tap *t, const char *plugin, diagnosis *d)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2)
-        return tap_skip_all("usage: test_diagnose PLUGIN.so");
+    if (argc != 2 && argc != 3)
+        return tap_skip_all("usage: test_diagnose PLUGIN.so [SEEDS]");
+    uint64_t seeds = argc == 3 ? strtoull(argv[2], NULL, 10) : 2;
     tap t;
     tap_plan(&t, 0);
     diagnosis *d = calloc(1, sizeof *d);
@@ -301,7 +363,8 @@ int main(int argc, char **argv)
         return 1;
     scan_is_the_spec(&t);
     for (size_t k = 0; k < sizeof planted / sizeof planted[0]; k++)
-        diagnose_bug(&t, argv[1], &planted[k], d);
+        diagnose_bug(&t, argv[1], &planted[k], seeds ? seeds : 2, d);
+    index16_diagnosed(&t, argv[1], d);
     undiagnosed_without_bug(&t, argv[1], d);
     evidence_written(&t, argv[1], d);
     free(d);
