@@ -21,7 +21,24 @@
  * bug=dilation (pooling windows read as if every dilation were 1) a geometry bug, so a
  * first run shows what a failing report looks like (several bug= arguments plant several):
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
+ *
+ * More planted root causes, each a few lines where real code goes wrong, each named after the
+ * diagnosis catalogue's id it must be confirmed as (docs/DIAGNOSIS.md):
+ *   bug=signed_zero    -0 below +0 (a total order)                   signed_zero_not_tied
+ *   bug=float_bits     floats compared as their bits read as int32    float_compared_as_int_bits
+ *   bug=seed_lowest    running best seeded with -FLT_MAX (ARGMIN: FLT_MAX)
+ *                                                                    best_seeded_with_lowest_finite
+ *   bug=strides        input Strides ignored when the buffer holds a packed tensor
+ *                                                                    input_strides_ignored
+ *   bug=out_strides    output Strides ignored (the same test)          output_strides_ignored
+ *   bug=axes_order     reduced axes walked in Axes' listed order       axes_in_listed_order
+ *   bug=column_major   reduced axes walked first-fastest               reduced_index_column_major
+ *   bug=plane_index    pooling index counted within the N,C plane      pool_index_within_plane
+ *   bug=offset_index   pooling index = the winner's buffer offset      pool_index_is_buffer_offset
+ * and the older ones: ties -> tie_direction_flipped, padding -> padding_as_zero_value,
+ * dilation -> dilation_ignored, index16 -> index_narrowed_16, nan_sticky -> nan_first_sticky.
  */
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,7 +52,10 @@
 #define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
     X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(FLAKY, "flaky")            \
     X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported") X(NAN_STICKY, "nan_sticky")          \
-    X(DILATION, "dilation")
+    X(DILATION, "dilation") X(SIGNED_ZERO, "signed_zero") X(FLOAT_BITS, "float_bits")              \
+    X(SEED_LOWEST, "seed_lowest") X(STRIDES, "strides") X(OUT_STRIDES, "out_strides")      \
+    X(AXES_ORDER, "axes_order") X(COLUMN_MAJOR, "column_major") X(PLANE_INDEX, "plane_index") \
+    X(OFFSET_INDEX, "offset_index")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -72,6 +92,7 @@ typedef struct tensor {
     uint32_t sizes[MAX_RANK];
     uint64_t strides[MAX_RANK];
     uint64_t elements;
+    uint64_t bytes; /* TotalTensorSizeInBytes */
 } tensor;
 
 typedef struct op {
@@ -79,6 +100,7 @@ typedef struct op {
     tensor in, out, idx;
     bool has_idx;
     bool reduced[MAX_RANK];         /* ARGMIN/ARGMAX */
+    unsigned axes[MAX_RANK], axis_count; /* as Axes lists them */
     bool decreasing;
     unsigned spatial;               /* pooling */
     uint32_t stride[3], window[3], start[3], dilation[3];
@@ -99,6 +121,7 @@ static bool tensor_from(const DML_TENSOR_DESC *d, tensor *t)
         return false;
     t->type = b->DataType;
     t->rank = b->DimensionCount;
+    t->bytes = b->TotalTensorSizeInBytes;
     t->elements = 1;
     for (unsigned i = t->rank; i-- > 0;) {
         t->sizes[i] = b->Sizes[i];
@@ -141,11 +164,30 @@ static void store_index(const context *ctx, const tensor *t, void *buf, uint64_t
 }
 
 /* > 0 when a should replace b as the maximum: NaN never beats a number (D4, ignore). */
-static int compare(float a, float b)
+static int compare(const context *ctx, float a, float b)
 {
     if (isnan(a) || isnan(b))
         return isnan(a) == isnan(b) ? 0 : isnan(a) ? -1 : 1;
+    if (planted(ctx, BUG_SIGNED_ZERO) && a == b && signbit(a) != signbit(b))
+        return signbit(a) ? -1 : 1; /* the bug: -0 < +0, as totalOrder says */
     return a > b ? 1 : a < b ? -1 : 0; /* +0 == -0: a tie (D3) */
+}
+
+/* bug=float_bits: the bits compared as int32, as a radix sort's key before its sign flip. */
+static int compare_bits(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    return ia > ib ? 1 : ia < ib ? -1 : 0;
+}
+
+/* > 0 when v should replace best in the operator's order (ARGMIN reversed). */
+static int order_of(const context *ctx, float v, float best, bool minimize)
+{
+    if (planted(ctx, BUG_FLOAT_BITS))
+        return minimize ? compare_bits(best, v) : compare_bits(v, best);
+    return minimize ? compare(ctx, -v, -best) : compare(ctx, v, best);
 }
 
 /* bug=nan_sticky: does v replace the running best?  Plain comparison, so with a NaN on
@@ -172,6 +214,27 @@ static unsigned unmergeable_dims(const op *o)
     return count;
 }
 
+/* Input coordinates rc of position r of the reduction next to output coordinates oc:
+ * row-major over the reduced axes in ascending order (D2), or as a planted bug walks them. */
+static void reduction_coords(const context *ctx, const op *o, uint64_t r, const uint32_t *oc,
+                             uint32_t *rc)
+{
+    memcpy(rc, oc, sizeof(uint32_t) * o->in.rank);
+    unsigned walk[MAX_RANK], n = 0; /* the reduced axes, slowest first */
+    if (planted(ctx, BUG_AXES_ORDER)) /* the bug: Axes as listed */
+        for (unsigned i = 0; i < o->axis_count; i++)
+            walk[n++] = o->axes[i];
+    else
+        for (unsigned i = 0; i < o->in.rank; i++)
+            if (o->reduced[i])
+                walk[n++] = i;
+    for (unsigned k = n; k-- > 0;) {
+        unsigned i = planted(ctx, BUG_COLUMN_MAJOR) ? walk[n - 1 - k] : walk[k]; /* first fastest */
+        rc[i] = (uint32_t)(r % o->in.sizes[i]);
+        r /= o->in.sizes[i];
+    }
+}
+
 static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffers *b)
 {
     bool minimize = o->type == DML_OPERATOR_ARGMIN;
@@ -192,26 +255,22 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
         if (planted(ctx, BUG_LAST_CHUNK) && group > CHUNK_ELEMENTS)
             group -= group % CHUNK_ELEMENTS; /* the partial last chunk is never looked at */
         uint64_t best = 0;
-        float best_v = 0;
+        /* bug=seed_lowest: the running best starts at the lowest finite value, not at the
+         * first element, so a losing infinity never beats it. */
+        bool seeded = planted(ctx, BUG_SEED_LOWEST);
+        float best_v = minimize ? FLT_MAX : -FLT_MAX;
         /* bug=nan_sticky walks the reduction in the direction's order (DECREASING from its end). */
         bool sticky = planted(ctx, BUG_NAN_STICKY), backwards = sticky && o->decreasing;
         for (uint64_t step = 0; step < group; step++) {
-            uint64_t r = backwards ? group - 1 - step : step;
-            /* Position r of the reduction, row-major over the reduced axes (D2). */
-            uint64_t q = r, off = 0;
-            for (unsigned i = o->in.rank; i-- > 0;) {
-                rc[i] = oc[i];
-                if (o->reduced[i]) {
-                    rc[i] = (uint32_t)(q % o->in.sizes[i]);
-                    q /= o->in.sizes[i];
-                }
+            uint64_t r = backwards ? group - 1 - step : step, off = 0;
+            reduction_coords(ctx, o, r, oc, rc);
+            for (unsigned i = 0; i < o->in.rank; i++)
                 off += rc[i] * strides[i];
-            }
             float v = load_f32(b->input, off);
-            int c = minimize ? compare(-v, -best_v) : compare(v, best_v);
+            int c = order_of(ctx, v, best_v, minimize);
             bool later_wins = o->decreasing || planted(ctx, BUG_TIES);
             bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && later_wins);
-            if (step == 0 || replaces) {
+            if ((step == 0 && !seeded) || replaces) {
                 best = r;
                 best_v = v;
             }
@@ -231,8 +290,8 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
         }
         for (unsigned s = 0; s < o->spatial; s++)
             taps *= o->window[s];
-        bool found = false;
-        float best_v = -INFINITY;
+        bool found = planted(ctx, BUG_SEED_LOWEST); /* the seed bug: a best before any tap */
+        float best_v = found ? -FLT_MAX : -INFINITY;
         uint64_t best = UINT64_MAX;
         for (uint64_t k = 0; k < taps; k++) { /* row-major over the window: first wins (D3) */
             uint32_t ic[5] = { oc[0], oc[1] };
@@ -254,11 +313,13 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
                 off += ic[i] * o->in.strides[i];
             }
             float v = inside ? load_f32(b->input, off) : 0.0f; /* the padding bug: zeros */
-            bool replaces = planted(ctx, BUG_NAN_STICKY) ? sticky_beats(v, best_v, false) : compare(v, best_v) > 0;
+            bool replaces = planted(ctx, BUG_NAN_STICKY) ? sticky_beats(v, best_v, false) : order_of(ctx, v, best_v, false) > 0;
             if (!found || replaces) {
                 found = true;
                 best_v = v;
-                best = flat;
+                best = planted(ctx, BUG_OFFSET_INDEX) ? off : flat; /* the bug: where, not which */
+                if (planted(ctx, BUG_PLANE_INDEX)) /* the bug: counted within the N,C plane */
+                    best %= o->in.elements / ((uint64_t)o->in.sizes[0] * o->in.sizes[1]);
             }
         }
         memcpy((char *)b->output + offset_of(&o->out, out) * 4, &best_v, 4);
@@ -279,9 +340,10 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
                && (strncmp(args[i], "bug=", 4) || strcmp(args[i] + 4, bug_names[k])))
             k++;
         if (k == sizeof bug_names / sizeof bug_names[0]) {
-            snprintf(message, size, "unknown argument '%s' (bug=ties, bug=padding, bug=crash, "
-                     "bug=index16, bug=last_chunk, bug=rank8, bug=flaky, bug=refuse, "
-                     "bug=unsupported, bug=nan_sticky, bug=dilation)", args[i]);
+            size_t n = (size_t)snprintf(message, size, "unknown argument '%s' (bug=", args[i]);
+            for (size_t b = 1; b < sizeof bug_names / sizeof bug_names[0] && n < size; b++)
+                n += (size_t)snprintf(message + n, size - n, "%s%s", bug_names[b],
+                                      b + 1 < sizeof bug_names / sizeof bug_names[0] ? ", bug=" : ")");
             free(ctx);
             return DMLCHECK_ERROR;
         }
@@ -323,12 +385,26 @@ static void example_info(void *context_in, dmlcheck_info *info)
     snprintf(info->driver, sizeof info->driver, "1.0");
 }
 
+/* bug=strides, bug=out_strides: a buffer with room for the tensor packed is taken to hold
+ * it packed, the "is it contiguous?" test done on the size alone. */
+static void packed_if_room(tensor *t)
+{
+    unsigned element = t->type == DML_TENSOR_DATA_TYPE_UINT64 || t->type == DML_TENSOR_DATA_TYPE_INT64 ? 8 : 4;
+    if (t->bytes < t->elements * element)
+        return;
+    uint64_t packed = 1;
+    for (unsigned i = t->rank; i-- > 0; packed *= t->sizes[i])
+        t->strides[i] = packed;
+}
+
 static dmlcheck_status create_arg_reduce(op *o, const DML_ARGMAX_OPERATOR_DESC *d)
 {
-    if (!tensor_from(d->InputTensor, &o->in) || !tensor_from(d->OutputTensor, &o->out))
+    if (!tensor_from(d->InputTensor, &o->in) || !tensor_from(d->OutputTensor, &o->out)
+        || d->AxisCount > MAX_RANK)
         return DMLCHECK_INVALID;
+    o->axis_count = d->AxisCount;
     for (UINT i = 0; i < d->AxisCount; i++)
-        if (d->Axes[i] < o->in.rank)
+        if ((o->axes[i] = d->Axes[i]) < o->in.rank)
             o->reduced[d->Axes[i]] = true;
     o->decreasing = d->AxisDirection == DML_AXIS_DIRECTION_DECREASING;
     return DMLCHECK_OK;
@@ -372,6 +448,13 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only ARGMIN, ARGMAX and MAX_POOLING1/2");
     if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32)
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs");
+    if (s == DMLCHECK_OK && planted(ctx, BUG_STRIDES))
+        packed_if_room(&o->in);
+    if (s == DMLCHECK_OK && planted(ctx, BUG_OUT_STRIDES)) {
+        packed_if_room(&o->out);
+        if (o->has_idx)
+            packed_if_room(&o->idx);
+    }
     if (s == DMLCHECK_OK && planted(ctx, BUG_REFUSE) && o->spatial == 3) /* the planted gaps */
         s = fail(message, size, DMLCHECK_INVALID, "5-D pooling is not valid here");
     if (s == DMLCHECK_OK && planted(ctx, BUG_UNSUPPORTED) && o->in.rank == 8)

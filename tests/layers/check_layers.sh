@@ -2,14 +2,15 @@
 # check_layers.sh SRC BUILD CC: the folders are layers (docs/ARCHITECTURE.md) and includes
 # point only down.  TAP.
 #   1. Every quoted #include in a layer resolves to its own folder, include/, or a lower
-#      layer; none spells a path with "..".  The OpenCL engine (backends/opencl/, the
+#      layer; none spells a path with "..".  backends/ and diagnose/ are siblings (both above
+#      reference/, both below harness/): neither includes the other.  The OpenCL engine (backends/opencl/, the
 #      OpenCL plug-in) includes only its own folder and the public headers of include/.
 #   2. The build enforces it: a probe that includes a header of a higher layer, compiled with
 #      the include path meson gives that layer's library (read from compile_commands.json),
 #      fails; the same probe including the layer's own header compiles (the control).
 set -u
 src=$1 build=$2 cc=$3
-layers="model reference backends harness reports cli"
+layers="model reference backends diagnose harness reports cli"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
@@ -34,6 +35,9 @@ for layer in $layers; do
       if [ -z "$found" ]; then bad="$bad ${f#$src/}:$inc(unresolved)"
       elif [ "$(rank "$found")" -gt "$r" ]; then bad="$bad ${f#$src/}:$inc(up:$found)"
       fi
+      # Siblings: the diagnosis never runs a backend (its caller passes an asker), and no
+      # backend knows the diagnosis.
+      case ${f#$src/}:$found in diagnose/*:backends|backends/*:diagnose) bad="$bad ${f#$src/}:$inc(sibling:$found)" ;; esac
       # The OpenCL engine (backends/opencl/*.c, not glue/) is also a plug-in: it sees its
       # own folder and include/ (the public headers) only.
       case ${f#$src/} in backends/opencl/glue/*) ;; backends/opencl/*) bad="$bad ${f#$src/}:$inc(opencl-core->$found)" ;; esac
@@ -60,7 +64,7 @@ compiles() {
 }
 # one header per layer that exists only there
 own_header() { case $1 in model) echo case.h ;; reference) echo reference.h ;; backends) echo backend.h ;;
-               harness) echo gen.h ;; reports) echo report_model.h ;; opencl) echo cl_plan.h ;; esac; }
+               diagnose) echo diagnose.h ;; harness) echo gen.h ;; reports) echo report_model.h ;; opencl) echo cl_plan.h ;; esac; }
 check_layer() { # name folder-for-flags higher-layers...
   name=$1 folder=$2; shift 2
   flags=$(flags_of "$folder")
@@ -73,10 +77,11 @@ check_layer() { # name folder-for-flags higher-layers...
     else ok "${name}_cannot_include_${up}"; fi
   done
 }
-check_layer model model reference backends harness reports
-check_layer reference reference backends harness reports
-check_layer backends backends/reference harness reports
-[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends harness reports
+check_layer model model reference backends diagnose harness reports
+check_layer reference reference backends diagnose harness reports
+check_layer backends backends/reference diagnose harness reports
+check_layer diagnose diagnose backends harness reports
+[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends diagnose harness reports
 check_layer harness harness reports
 echo "1..$n"
 exit $failed

@@ -1,0 +1,34 @@
+/*
+ * catalogue.c: the table of root causes, built from causes.def.
+ */
+#include <string.h>
+
+#include "cause.h"
+#include "op_module.h"
+
+#define CAUSE(name) extern const cause cause_##name;
+#include "causes.def"
+#undef CAUSE
+
+const cause *const cause_catalogue[CAUSE_COUNT] = {
+#define CAUSE(name) &cause_##name,
+#include "causes.def"
+#undef CAUSE
+};
+
+/* Masks of candidates and rivals are 32-bit words. */
+_Static_assert(CAUSE_COUNT <= 32, "a diagnosis keeps its causes in 32-bit masks");
+
+const cause *cause_find(const char *id)
+{
+    for (size_t k = 0; k < CAUSE_COUNT; k++)
+        if (!strcmp(cause_catalogue[k]->id, id))
+            return cause_catalogue[k];
+    return NULL;
+}
+
+bool cause_applies(const cause *h, const dml_case *c)
+{
+    unsigned family = case_module(c)->output_is_index ? CAUSE_ARG_REDUCE : CAUSE_POOLING;
+    return (h->families & family) && (!h->applies || h->applies(c));
+}

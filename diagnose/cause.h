@@ -1,0 +1,73 @@
+/*
+ * cause.h: one entry of the catalogue of root causes.  An entry holds everything about one
+ * cause: its stable id, the sentence a person reads, the operator families it can touch, its
+ * prediction (the spec's scan with the steps it changes replaced, scan.h) and how its probes
+ * are shaped and planted (probe.h).  causes.def lists the entries; causes/<group>.c defines
+ * them, one group of related causes per file.
+ */
+#ifndef DMLCHECK_DIAGNOSE_CAUSE_H
+#define DMLCHECK_DIAGNOSE_CAUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "prng.h"
+#include "scan.h"
+
+/* The operator families a cause can touch (a shared code path is one cause in both). */
+enum { CAUSE_ARG_REDUCE = 1u << 0, CAUSE_POOLING = 1u << 1 };
+
+/* How the probe's input is laid out in memory. */
+typedef enum probe_layout {
+    PROBE_PACKED,   /* no strides */
+    PROBE_STRIDED,  /* dimensions stored in reverse order, elements two apart */
+} probe_layout;
+
+/* What the probe does with pooling's optional indices tensor. */
+typedef enum probe_indices {
+    PROBE_INDICES_KEEP,  /* as the failing case has it */
+    PROBE_INDICES_DROP,  /* the cause leaves some index open (a padding winner's) */
+    PROBE_INDICES_ADD,   /* the cause shows in indices only */
+} probe_indices;
+
+typedef struct probe_plan {
+    probe_layout input_layout, output_layout;
+    probe_indices indices;
+    /* Input elements a probe may have: 0 for PROBE_ELEMENTS (probe.h); more for a cause that
+     * only sizes past a limit show. */
+    uint64_t max_elements;
+    /* Reshapes the probe (a copy of the failing case) before it is shrunk and laid out:
+     * more axes, a larger plane.  NULL: the failing case's shape.  False: no probe. */
+    bool (*shape)(dml_case *probe);
+    /* Fills the probe's input buffer (every byte: gaps are read by some hypotheses) with the
+     * values this cause needs, drawn from p. */
+    void (*fill)(prng *p, dml_case *probe);
+} probe_plan;
+
+typedef struct cause {
+    const char *id;       /* stable: stored, compared across runs, named in expectations */
+    const char *sentence; /* what went wrong, for a person */
+    unsigned families;    /* CAUSE_* */
+    /* Whether the cause can exist in c (a type it needs, an indices tensor); NULL: every case
+     * of its families. */
+    bool (*applies)(const dml_case *c);
+    scan_variant variant; /* the prediction */
+    probe_plan plan;
+} cause;
+
+/* The catalogue, in causes.def order: cause_catalogue[CAUSE_INDEX_name] is cause_name. */
+enum {
+#define CAUSE(name) CAUSE_INDEX_##name,
+#include "causes.def"
+#undef CAUSE
+    CAUSE_COUNT
+};
+extern const cause *const cause_catalogue[CAUSE_COUNT];
+/* The entry called id; NULL when none is. */
+const cause *cause_find(const char *id);
+/* Whether h is a candidate for a case like c: its family, then its applies(). */
+bool cause_applies(const cause *h, const dml_case *c);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * diagnose.c: the diagnosis procedure (diagnose.h).
+ *   1. Rivals: every cause of the catalogue that could touch the failing case; candidates:
+ *      the rivals whose prediction on the failing case itself differs from the spec.
+ *   2. For each candidate, probes: drawn until the candidate's prediction differs from the
+ *      spec (the probe can tell them apart) and, best of a few draws, from as many rivals'
+ *      predictions as possible; asked; a candidate gets probes until it has
+ *      DIAGNOSE_CONFIRMATIONS that hold or one that does not.
+ *   3. Confirmation: a cause whose prediction differs from the spec and is what came back,
+ *      with every other rival's prediction not what came back, on at least
+ *      DIAGNOSE_CONFIRMATIONS probes.  Every probe counts, whichever cause it was built for.
+ */
+#include "diagnose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "probe.h"
+#include "reference.h"
+
+/* Value draws tried per probe, keeping the one that parts the cause from most rivals. */
+#define DRAWS_PER_PROBE 24
+/* Probes asked for one candidate at most (a draw may find no probe that parts it). */
+#define PROBES_PER_CAUSE (DIAGNOSE_CONFIRMATIONS + 1)
+
+/* One drawn probe with the spec's answer and every rival's prediction. */
+typedef struct drawn {
+    dml_case probe;
+    case_outputs spec;
+    case_outputs predicted[CAUSE_COUNT];
+    uint32_t predicts, differs;
+} drawn;
+
+static void drawn_free(drawn *w)
+{
+    case_free(&w->probe);
+    case_outputs_free(&w->spec);
+    for (size_t k = 0; k < CAUSE_COUNT; k++)
+        case_outputs_free(&w->predicted[k]);
+    w->predicts = w->differs = 0;
+}
+
+static bool same_outputs(const dml_case *c, const case_outputs *a, const case_outputs *b)
+{
+    return compare_outputs(c, a, b, NULL);
+}
+
+/* The spec's answer on c; false when memory runs out. */
+static bool spec_answer(const dml_case *c, const exec_options *exec, case_outputs *out)
+{
+    if (!case_outputs_alloc(out, c))
+        return false;
+    ref_run(c, exec, out);
+    return true;
+}
+
+/* Rivals' predictions for w->probe, after checking that the variant oracle with no hook is
+ * the reference here (else no prediction on this probe is trusted: false). */
+static bool predict_all(drawn *w, uint32_t rivals, const exec_options *exec)
+{
+    static const scan_variant spec_variant = { 0 };
+    case_outputs check = { 0 };
+    dmlc_error err;
+    bool trusted = scan_predict(&spec_variant, &w->probe, exec, &check, &err)
+                   && same_outputs(&w->probe, &check, &w->spec);
+    case_outputs_free(&check);
+    for (size_t k = 0; trusted && k < CAUSE_COUNT; k++) {
+        if (!((rivals >> k) & 1)
+            || !scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
+            continue;
+        w->predicts |= 1u << k;
+        if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
+            w->differs |= 1u << k;
+    }
+    return trusted;
+}
+
+/* How many rivals predict something other than cause h on w (h's prediction must differ
+ * from the spec, else -1: the probe cannot tell h from the spec). */
+static int parting_score(const drawn *w, size_t h, uint32_t rivals)
+{
+    if (!((w->differs >> h) & 1))
+        return -1;
+    int score = 0;
+    for (size_t k = 0; k < CAUSE_COUNT; k++)
+        if (k != h && ((rivals >> k) & 1)
+            && (!((w->predicts >> k) & 1)
+                || !same_outputs(&w->probe, &w->predicted[k], &w->predicted[h])))
+            score++;
+    return score;
+}
+
+/* One draw of cause h's probe into w (shape, values, spec, predictions); false when memory
+ * runs out or no probe of h can be shaped from the failing case (err says which). */
+static bool draw_once(const dml_case *failing, size_t h, uint32_t rivals, const diagnose_options *opt,
+                      uint64_t stream, drawn *w, dmlc_error *err)
+{
+    const cause *c = cause_catalogue[h];
+    *w = (drawn){ 0 };
+    if (!probe_shape(failing, c, &w->probe, err))
+        return false;
+    prng p;
+    prng_seed2(&p, opt->seed, stream);
+    c->plan.fill(&p, &w->probe);
+    if (!spec_answer(&w->probe, &opt->exec, &w->spec)) {
+        drawn_free(w);
+        return err_set(err, "out of memory computing a probe's spec answer");
+    }
+    if (!predict_all(w, rivals, &opt->exec))
+        w->differs = 0; /* untrusted: useless to every cause */
+    return true;
+}
+
+/* The best of DRAWS_PER_PROBE draws for cause h into best; false when none parts h from the
+ * spec (best left empty) or shaping failed. */
+static bool draw_probe(const dml_case *failing, size_t h, unsigned attempt, uint32_t rivals,
+                       const diagnose_options *opt, drawn *best, dmlc_error *err)
+{
+    int best_score = -1, all = __builtin_popcount(rivals) - 1;
+    *best = (drawn){ 0 };
+    for (unsigned k = 0; k < DRAWS_PER_PROBE && best_score < all; k++) {
+        drawn w;
+        uint64_t stream = ((uint64_t)h << 32) | ((uint64_t)attempt << 16) | k;
+        if (!draw_once(failing, h, rivals, opt, stream, &w, err)) {
+            drawn_free(best);
+            return false;
+        }
+        int score = parting_score(&w, h, rivals);
+        if (score > best_score) {
+            drawn_free(best);
+            *best = w;
+            case_link(&best->probe); /* moved: its descriptor points into the copy */
+            best_score = score;
+        } else {
+            drawn_free(&w);
+        }
+    }
+    return best_score >= 0;
+}
+
+/* Asks the backend w's probe and keeps it in d as a record; false when asking failed. */
+static bool ask_probe(drawn *w, size_t h, probe_ask ask, void *ctx, diagnosis *d, dmlc_error *err)
+{
+    diagnosis_probe *r = &d->probes[d->probe_count++];
+    r->built_for = cause_catalogue[h];
+    r->probe = w->probe;
+    case_link(&r->probe);
+    r->spec = w->spec;
+    memcpy(r->predicted, w->predicted, sizeof r->predicted);
+    r->predicts = w->predicts;
+    r->differs = w->differs;
+    *w = (drawn){ 0 }; /* the record owns it all now */
+    if (!case_outputs_alloc(&r->got.outputs, &r->probe))
+        return err_set(err, "out of memory for a probe's answer");
+    if (!ask(ctx, &r->probe, &r->got, err))
+        return err_prefix(err, "asking a probe for %s", r->built_for->id);
+    for (size_t k = 0; r->got.ran && k < CAUSE_COUNT; k++)
+        if (((r->predicts >> k) & 1) && same_outputs(&r->probe, &r->predicted[k], &r->got.outputs))
+            r->holds |= 1u << k;
+    return true;
+}
+
+/* Probes for candidate h until DIAGNOSE_CONFIRMATIONS hold, one fails, or the budget ends. */
+static bool probe_candidate(const dml_case *failing, size_t h, const diagnose_options *opt,
+                            probe_ask ask, void *ctx, diagnosis *d, dmlc_error *err)
+{
+    unsigned max = opt->max_probes ? opt->max_probes : DIAGNOSE_MAX_PROBES;
+    unsigned held = 0;
+    for (unsigned attempt = 0; attempt < PROBES_PER_CAUSE && held < DIAGNOSE_CONFIRMATIONS
+                               && d->probe_count < max && d->probe_count < DIAGNOSE_MAX_PROBES;
+         attempt++) {
+        drawn w;
+        dmlc_error why;
+        if (!draw_probe(failing, h, attempt, d->rivals, opt, &w, &why)) {
+            drawn_free(&w);
+            return true; /* no probe parts this cause here: it stays unconfirmed */
+        }
+        if (!ask_probe(&w, h, ask, ctx, d, err))
+            return false;
+        if (!((d->probes[d->probe_count - 1].holds >> h) & 1))
+            return true; /* refuted */
+        held++;
+    }
+    return true;
+}
+
+/* Rivals and candidates of the failing case (diagnose.c's step 1). */
+static bool find_candidates(const dml_case *failing, const exec_options *exec, diagnosis *d,
+                            dmlc_error *err)
+{
+    case_outputs spec = { 0 };
+    if (!spec_answer(failing, exec, &spec))
+        return err_set(err, "out of memory computing the failing case's spec answer");
+    for (size_t k = 0; k < CAUSE_COUNT; k++) {
+        if (!cause_applies(cause_catalogue[k], failing))
+            continue;
+        d->rivals |= 1u << k;
+        case_outputs predicted = { 0 };
+        dmlc_error why;
+        if (scan_predict(&cause_catalogue[k]->variant, failing, exec, &predicted, &why)
+            && !same_outputs(failing, &predicted, &spec))
+            d->candidates |= 1u << k;
+        case_outputs_free(&predicted);
+    }
+    case_outputs_free(&spec);
+    return true;
+}
+
+/* Probes on which cause h alone explains what came back, where the spec would not. */
+static unsigned sole_explanations(const diagnosis *d, size_t h)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->probe_count; i++) {
+        const diagnosis_probe *r = &d->probes[i];
+        bool alone = (r->holds & d->rivals) == 1u << h;
+        n += alone && ((r->differs >> h) & 1);
+    }
+    return n;
+}
+
+bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_ask ask,
+                   void *ask_ctx, diagnosis *d, dmlc_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (!find_candidates(failing, &opt->exec, d, err))
+        return false;
+    for (size_t h = 0; h < CAUSE_COUNT; h++)
+        if (((d->candidates >> h) & 1) && !probe_candidate(failing, h, opt, ask, ask_ctx, d, err))
+            return false;
+    for (size_t h = 0; h < CAUSE_COUNT; h++)
+        if (((d->rivals >> h) & 1) && sole_explanations(d, h) >= DIAGNOSE_CONFIRMATIONS)
+            d->confirmed[d->confirmed_count++] = cause_catalogue[h];
+    return true;
+}
+
+const cause *diagnosis_cause(const diagnosis *d)
+{
+    return d->confirmed_count == 1 ? d->confirmed[0] : NULL;
+}
+
+void diagnosis_free(diagnosis *d)
+{
+    for (unsigned i = 0; i < d->probe_count; i++) {
+        diagnosis_probe *r = &d->probes[i];
+        case_free(&r->probe);
+        case_outputs_free(&r->spec);
+        case_outputs_free(&r->got.outputs);
+        for (size_t k = 0; k < CAUSE_COUNT; k++)
+            case_outputs_free(&r->predicted[k]);
+    }
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,88 @@
+/*
+ * diagnose.h: diagnosis by probing.  Given a failing case, dmlcheck asks the implementation
+ * follow-up questions (probes): small cases derived from the failing one, each built so that
+ * a named root cause of the catalogue (cause.h) predicts an exact wrong answer and the spec
+ * another.  A root cause is confirmed only when its predictions hold on at least
+ * DIAGNOSE_CONFIRMATIONS probes where they differ from the spec, and on each of those every
+ * other cause of the catalogue that could touch the case predicts something else.  Otherwise
+ * the failure is undiagnosed, and the caller keeps its generic kind: never a confident wrong
+ * name.  docs/DIAGNOSIS.md.
+ *
+ * This layer never runs a backend: the caller passes an asker that runs one probe wherever the
+ * backend lives (in this process for tests, in the session's worker for runs).
+ */
+#ifndef DMLCHECK_DIAGNOSE_H
+#define DMLCHECK_DIAGNOSE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "cause.h"
+#include "error.h"
+
+/* What the backend answered to one probe. */
+typedef struct probe_answer {
+    bool ran;              /* it ran the probe and wrote outputs (run status OK) */
+    case_outputs outputs;  /* allocated and canary-filled by the diagnosis (case_outputs_alloc
+                            * of the probe); the asker writes the backend's outputs here */
+} probe_answer;
+
+/* Runs probe on the backend.  False with err only when the asking itself failed (the
+ * harness's memory, its worker's pipe): the diagnosis then stops.  A backend that refuses or
+ * fails the probe is an answer: ran false. */
+typedef bool (*probe_ask)(void *ctx, const dml_case *probe, probe_answer *got, dmlc_error *err);
+
+#define DIAGNOSE_MAX_PROBES 24
+#define DIAGNOSE_CONFIRMATIONS 2
+
+typedef struct diagnose_options {
+    exec_options exec;   /* the spec: NaN policy, denormals (as the failing case was judged) */
+    uint64_t seed;       /* e.g. a hash of the failing case's id: same id, same probes */
+    unsigned max_probes; /* probes asked at most; 0: DIAGNOSE_MAX_PROBES */
+} diagnose_options;
+
+/* One probe asked, with what each side says. */
+typedef struct diagnosis_probe {
+    const cause *built_for;             /* the cause it was drawn to test */
+    dml_case probe;
+    case_outputs spec;                  /* the reference's answer */
+    probe_answer got;                   /* the backend's */
+    case_outputs predicted[CAUSE_COUNT]; /* each rival's prediction (where it has one) */
+    uint32_t predicts;   /* bit k: cause k predicted this probe */
+    uint32_t differs;    /* bit k: its prediction differs from the spec */
+    uint32_t holds;      /* bit k: its prediction is what came back */
+} diagnosis_probe;
+
+typedef struct diagnosis {
+    /* The confirmed causes (usually one; two independent bugs may both be confirmed).
+     * confirmed_count 0: undiagnosed. */
+    const cause *confirmed[CAUSE_COUNT];
+    unsigned confirmed_count;
+    uint32_t rivals;      /* causes that could touch the case (their family and applies) */
+    uint32_t candidates;  /* rivals whose prediction on the failing case differs from spec */
+    diagnosis_probe probes[DIAGNOSE_MAX_PROBES];
+    unsigned probe_count;
+} diagnosis;
+
+/* Diagnoses failing (a validated case with its input) by asking probes.  d is filled (free it
+ * with diagnosis_free, also after a failure).  False with err when memory runs out or ask
+ * failed; an undiagnosed failure is a success with confirmed_count 0. */
+bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_ask ask,
+                   void *ask_ctx, diagnosis *d, dmlc_error *err);
+void diagnosis_free(diagnosis *d);
+
+/* The cause confirmed alone, or NULL (undiagnosed, or two confirmed). */
+const cause *diagnosis_cause(const diagnosis *d);
+
+/* The diagnosis and its evidence as JSON (a new reference): status, causes with sentences,
+ * and per probe its case, what the spec says, what the confirmed cause (else the cause it was
+ * built for) predicts, what came back and which causes' predictions held.  NULL when memory
+ * runs out. */
+json_t *diagnosis_json(const diagnosis *d);
+/* A short text for a person: the verdict and one line per probe.  Returns buf. */
+const char *diagnosis_text(const diagnosis *d, char *buf, size_t size);
+
+#endif

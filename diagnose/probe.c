@@ -1,0 +1,228 @@
+/*
+ * probe.c: shaping, laying out and filling probes (probe.h).
+ */
+#include "probe.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "half.h"
+#include "layout.h"
+#include "op_module.h"
+#include "validate.h"
+
+bool probe_resize(dml_case *probe, const UINT *sizes)
+{
+    UINT rank = probe->input.rank, out_rank, out_sizes[DML_MAX_RANK];
+    case_tensor_set(&probe->input, probe->input.type, rank, sizes, NULL);
+    if (!case_module(probe)->output_sizes(probe, false, &out_rank, out_sizes))
+        return false;
+    case_tensor_set(&probe->output, probe->output.type, out_rank, out_sizes, NULL);
+    if (probe->indices.present)
+        case_tensor_set(&probe->indices, probe->indices.type, out_rank, out_sizes, NULL);
+    case_link(probe);
+    dmlc_error err;
+    return validate_case(probe, &err);
+}
+
+/* Whether some output element has a real input element among its deciders: a probe whose
+ * every pooling window lies in padding asks nothing the spec decides. */
+static bool some_output_decided(const dml_case *c)
+{
+    const op_module *m = case_module(c);
+    tensor_view out;
+    case_tensor_view(&c->output, &out);
+    for (uint64_t logical = 0; logical < out.elements; logical++) {
+        uint32_t coords[DML_MAX_RANK];
+        decider_facts facts;
+        tensor_view_coords(&out, logical, coords);
+        m->visit_deciders(c, coords, NULL, NULL, &facts);
+        if (!facts.all_padding)
+            return true;
+    }
+    return false;
+}
+
+/* Halves one dimension, the largest that can be halved and still give a valid case. */
+static bool halve_one(dml_case *probe, UINT *sizes)
+{
+    bool tried[DML_MAX_RANK] = { false };
+    for (unsigned attempt = 0; attempt < probe->input.rank; attempt++) {
+        unsigned d = DML_MAX_RANK;
+        for (unsigned i = 0; i < probe->input.rank; i++)
+            if (!tried[i] && sizes[i] > 1 && (d == DML_MAX_RANK || sizes[i] > sizes[d]))
+                d = i;
+        if (d == DML_MAX_RANK)
+            return false;
+        tried[d] = true;
+        UINT trial[DML_MAX_RANK];
+        memcpy(trial, sizes, sizeof trial);
+        trial[d] /= 2;
+        if (probe_resize(probe, trial) && some_output_decided(probe)) {
+            memcpy(sizes, trial, sizeof trial);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Shrinks the input to the budget, halving dimensions; false when no valid shape exists. */
+static bool shrink_to(dml_case *probe, uint64_t budget)
+{
+    UINT sizes[DML_MAX_RANK] = { 0 };
+    memcpy(sizes, probe->input.sizes, sizeof(UINT) * probe->input.rank);
+    while (tensor_element_count(probe->input.rank, sizes) > budget && halve_one(probe, sizes))
+        ;
+    return probe_resize(probe, sizes);
+}
+
+/* Dimensions stored in reverse order, consecutive elements two apart: every stride differs
+ * from the packed one, and the buffer holds more than a packed tensor needs. */
+static void lay_out_strided(case_tensor *t)
+{
+    tensor_layout l;
+    layout_init(&l, t->rank);
+    l.explicit_strides = true;
+    for (unsigned i = 0; i < t->rank; i++)
+        l.order[i] = t->rank - 1 - i;
+    l.pitch = 2;
+    layout_apply(&l, t);
+}
+
+static void apply_indices_plan(dml_case *probe, probe_indices plan)
+{
+    if (case_module(probe)->output_is_index)
+        return;
+    if (plan == PROBE_INDICES_DROP)
+        probe->indices.present = false;
+    if (plan == PROBE_INDICES_ADD && !probe->indices.present)
+        case_tensor_set(&probe->indices, DML_TENSOR_DATA_TYPE_UINT32, probe->output.rank,
+                        probe->output.sizes, NULL);
+}
+
+/* The failing case's descriptor alone: no values, no expectations, nothing to refuse. */
+static bool copy_descriptor(const dml_case *failing, dml_case *probe)
+{
+    case_init(probe);
+    if (!case_copy(probe, failing))
+        return false;
+    free(probe->input_data);
+    free(probe->expected_output);
+    free(probe->expected_indices);
+    free(probe->comment);
+    probe->input_data = NULL;
+    probe->expected_output = probe->expected_indices = NULL;
+    probe->comment = NULL;
+    probe->has_expected_output = probe->has_expected_indices = false;
+    probe->must_reject = false;
+    return true;
+}
+
+bool probe_shape(const dml_case *failing, const cause *h, dml_case *probe, dmlc_error *err)
+{
+    if (!copy_descriptor(failing, probe))
+        return err_set(err, "out of memory copying the failing case");
+    apply_indices_plan(probe, h->plan.indices);
+    uint64_t budget = h->plan.max_elements ? h->plan.max_elements : PROBE_ELEMENTS;
+    if ((h->plan.shape && !h->plan.shape(probe)) || !shrink_to(probe, budget)) {
+        case_free(probe);
+        return err_set(err, "%s: no valid probe of this shape", h->id);
+    }
+    if (h->plan.input_layout == PROBE_STRIDED)
+        lay_out_strided(&probe->input);
+    if (h->plan.output_layout == PROBE_STRIDED)
+        lay_out_strided(&probe->output);
+    case_link(probe);
+    if (!validate_case(probe, err)) {
+        case_free(probe);
+        return err_prefix(err, "probe for %s", h->id);
+    }
+    if (!(probe->input_data = calloc(1, case_tensor_bytes(&probe->input)))) {
+        case_free(probe);
+        return err_set(err, "out of memory allocating a probe's input");
+    }
+    return true;
+}
+
+static uint64_t float_value_bits(DML_TENSOR_DATA_TYPE t, double v)
+{
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT64) {
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        return bits;
+    }
+    double largest = t == DML_TENSOR_DATA_TYPE_FLOAT16 ? 65504.0 : FLT_MAX;
+    if (isfinite(v) && fabs(v) > largest)
+        v = copysign(largest, v); /* "the largest finite" whatever the type */
+    float f = (float)v;
+    return t == DML_TENSOR_DATA_TYPE_FLOAT16 ? float_to_half(f) : float_to_bits(f);
+}
+
+static uint64_t int_value_bits(DML_TENSOR_DATA_TYPE t, double v)
+{
+    unsigned bits = dtype_size(t) * 8;
+    if (dtype_is_signed_int(t)) {
+        double lo = -ldexp(1.0, (int)bits - 1), hi = -lo - 1;
+        int64_t i = isnan(v) ? 0 : v <= lo ? (int64_t)lo : v >= hi ? (bits == 64 ? INT64_MAX : (int64_t)hi)
+                                                                   : (int64_t)llround(v);
+        return bits == 64 ? (uint64_t)i : (uint64_t)i & ((1ull << bits) - 1);
+    }
+    double hi = ldexp(1.0, (int)bits) - 1;
+    if (isnan(v) || v <= 0)
+        return 0;
+    return v >= hi ? (bits == 64 ? UINT64_MAX : (uint64_t)hi) : (uint64_t)llround(v);
+}
+
+uint64_t probe_value_bits(DML_TENSOR_DATA_TYPE t, double v)
+{
+    return dtype_is_float(t) ? float_value_bits(t, v) : int_value_bits(t, v);
+}
+
+double probe_orientation(const dml_case *probe)
+{
+    return (op_table[probe->op].flags & OPF_MINIMIZES) ? -1.0 : 1.0;
+}
+
+static uint64_t buffer_elements(const dml_case *probe)
+{
+    return case_tensor_bytes(&probe->input) / dtype_size(probe->input.type);
+}
+
+void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
+{
+    double orientation = probe_orientation(probe);
+    uint64_t count = buffer_elements(probe);
+    size_t used = 1 + (size_t)prng_below(p, n);
+    for (uint64_t e = 0; e < count; e++) {
+        double v = pool[prng_below(p, used)] * orientation;
+        dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
+    }
+}
+
+void probe_fill_distinct(prng *p, dml_case *probe)
+{
+    uint64_t count = buffer_elements(probe);
+    bool centred = dtype_get(probe->input.type)->kind != DTYPE_KIND_UNSIGNED;
+    for (uint64_t e = 0; e < count; e++) {
+        double v = (double)e - (centred ? (double)(count / 2) : 0.0);
+        dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
+    }
+    for (uint64_t e = count; e > 1; e--) { /* Fisher-Yates */
+        uint64_t k = prng_below(p, e);
+        uint64_t a = dtype_load_bits(probe->input_data, probe->input.type, e - 1);
+        uint64_t b = dtype_load_bits(probe->input_data, probe->input.type, k);
+        dtype_store_bits(probe->input_data, probe->input.type, e - 1, b);
+        dtype_store_bits(probe->input_data, probe->input.type, k, a);
+    }
+}
+
+void probe_plant(dml_case *probe, uint64_t logical, double v)
+{
+    tensor_view view;
+    case_tensor_view(&probe->input, &view);
+    dtype_store_bits(probe->input_data, probe->input.type, tensor_view_offset(&view, logical),
+                     probe_value_bits(probe->input.type, v * probe_orientation(probe)));
+}

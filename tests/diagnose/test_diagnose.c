@@ -1,0 +1,372 @@
+/*
+ * test_diagnose.c: diagnosis by probing (diagnose/, docs/DIAGNOSIS.md) measured on the
+ * example plug-in's planted bugs, in this process.  For each planted bug: failing cases drawn
+ * by the generator on two seeds, each diagnosed through an asker that runs the plug-in; the
+ * planted root cause must be confirmed, and no diagnosis of any planted bug may confirm a
+ * cause it does not have.  A conformant backend and an asker that answers garbage must leave
+ * every failure undiagnosed, and the variant oracle with no hook must be the reference.
+ *
+ * Usage: test_diagnose PLUGIN.so [SEEDS]: SEEDS (default 2) seeds searched per planted bug, for
+ * measuring on more than the suite runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "compare.h"
+#include "diagnose.h"
+#include "gen.h"
+#include "op_module.h"
+#include "reference.h"
+#include "scan.h"
+#include "tap.h"
+#include "validate.h"
+
+/* Failing cases diagnosed per planted bug and seed. */
+#define FAILS_PER_SEED 2
+/* Cases drawn per seed while looking for failures. */
+#define SEARCH_CASES 3000
+
+typedef struct planted_bug {
+    const char *arg;   /* bug=ARG of the example plug-in */
+    const char *cause; /* the catalogue id it must be confirmed as */
+    unsigned ops;      /* operators whose cases can show it */
+} planted_bug;
+
+#define ARG_OPS ((1u << OP_ARGMIN) | (1u << OP_ARGMAX))
+#define POOL_OPS ((1u << OP_MAX_POOLING1) | (1u << OP_MAX_POOLING2))
+
+static const planted_bug planted[] = {
+    { "ties", "tie_direction_flipped", ARG_OPS },
+    { "signed_zero", "signed_zero_not_tied", ARG_OPS | POOL_OPS },
+    { "float_bits", "float_compared_as_int_bits", ARG_OPS | POOL_OPS },
+    { "seed_lowest", "best_seeded_with_lowest_finite", ARG_OPS | POOL_OPS },
+    { "nan_sticky", "nan_first_sticky", ARG_OPS | POOL_OPS },
+    { "strides", "input_strides_ignored", ARG_OPS | POOL_OPS },
+    { "out_strides", "output_strides_ignored", ARG_OPS | POOL_OPS },
+    { "axes_order", "axes_in_listed_order", ARG_OPS },
+    { "column_major", "reduced_index_column_major", ARG_OPS },
+    { "padding", "padding_as_zero_value", POOL_OPS },
+    { "dilation", "dilation_ignored", 1u << OP_MAX_POOLING2 },
+    { "plane_index", "pool_index_within_plane", POOL_OPS },
+    { "offset_index", "pool_index_is_buffer_offset", POOL_OPS },
+};
+
+typedef struct opened {
+    const backend_vtable *vt;
+    backend *b;
+    exec_options exec;
+} opened;
+
+static bool open_backend(const char *text, opened *o)
+{
+    const char *args = NULL;
+    dmlc_error err = { "" };
+    o->vt = backend_select(text, &args);
+    o->b = o->vt ? o->vt->open(NULL, args, &err) : NULL;
+    o->exec = (exec_options){ .nan = NAN_POLICY_IGNORE };
+    if (!o->b)
+        tap_diag("cannot open %s: %s", text, err.msg);
+    return o->b != NULL;
+}
+
+/* The asker of a backend in this process. */
+static bool ask_backend(void *ctx, const dml_case *probe, probe_answer *got, dmlc_error *err)
+{
+    opened *o = ctx;
+    got->ran = o->vt->run(o->b, probe, &o->exec, &got->outputs, err) == RUN_OK;
+    return true;
+}
+
+/* An asker that answers random bytes: what no root cause can explain. */
+static bool ask_garbage(void *ctx, const dml_case *probe, probe_answer *got, dmlc_error *err)
+{
+    (void)probe;
+    (void)err;
+    prng *p = ctx;
+    for (UINT64 i = 0; i < got->outputs.output_bytes; i++)
+        got->outputs.output[i] = (uint8_t)prng_next(p);
+    for (UINT64 i = 0; got->outputs.indices && i < got->outputs.indices_bytes; i++)
+        got->outputs.indices[i] = (uint8_t)prng_next(p);
+    got->ran = true;
+    return true;
+}
+
+static void search_options(unsigned ops, gen_options *opt)
+{
+    gen_options_default(opt);
+    opt->reject_per_mille = 0;
+    opt->max_elements = 4096;
+    opt->op_mask = ops;
+    opt->input_type_mask = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+}
+
+/* Whether the backend's answer to c differs from the reference's. */
+static bool fails_on(opened *o, const dml_case *c)
+{
+    case_outputs want = { 0 }, got = { 0 };
+    dmlc_error err;
+    bool fails = false;
+    if (case_outputs_alloc(&want, c) && case_outputs_alloc(&got, c)) {
+        ref_run(c, &o->exec, &want);
+        fails = o->vt->run(o->b, c, &o->exec, &got, &err) == RUN_OK
+                && !compare_outputs(c, &want, &got, NULL);
+    }
+    case_outputs_free(&want);
+    case_outputs_free(&got);
+    return fails;
+}
+
+/* The next failing case of seed from *index on; false when none within SEARCH_CASES. */
+static bool next_failure(opened *o, unsigned ops, uint64_t seed, uint64_t *index, dml_case *c)
+{
+    gen_options opt;
+    search_options(ops, &opt);
+    for (; *index < SEARCH_CASES; (*index)++) {
+        gen_info info;
+        dmlc_error err;
+        if (!gen_case(seed, *index, &opt, c, &info, &err))
+            continue;
+        if (fails_on(o, c)) {
+            (*index)++;
+            return true;
+        }
+        case_free(c);
+    }
+    return false;
+}
+
+typedef struct tally {
+    unsigned failures, right, wrong, undiagnosed;
+    char wrong_ids[256];
+} tally;
+
+static void count_diagnosis(const diagnosis *d, const char *want, const dml_case *c, tally *t)
+{
+    bool right = false;
+    for (unsigned i = 0; i < d->confirmed_count; i++) {
+        if (!strcmp(d->confirmed[i]->id, want)) {
+            right = true;
+            continue;
+        }
+        t->wrong++;
+        size_t n = strlen(t->wrong_ids);
+        snprintf(t->wrong_ids + n, sizeof t->wrong_ids - n, " %s", d->confirmed[i]->id);
+    }
+    t->right += right;
+    t->undiagnosed += !d->confirmed_count;
+    if (!right) {
+        char text[4096], params[256], sizes[96];
+        case_module(c)->describe(c, params, sizeof params);
+        op_uints_text(c->input.sizes, c->input.rank, sizes, sizeof sizes);
+        tap_diag("%s on %s %s %s (strides %s): %s", want, op_table[c->op].name, sizes, params,
+                 c->input.has_strides ? "given" : "packed", diagnosis_text(d, text, sizeof text));
+    }
+}
+
+/* Diagnoses the failing cases of one planted bug on seeds 1 to `seeds`. */
+static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, uint64_t seeds,
+                         diagnosis *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, bug->arg);
+    opened o;
+    if (!open_backend(text, &o)) {
+        tap_ok(t, false, "bug=%s opens", bug->arg);
+        return;
+    }
+    tally n = { 0 };
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        uint64_t index = 0;
+        dml_case c;
+        for (unsigned k = 0; k < FAILS_PER_SEED && next_failure(&o, bug->ops, seed, &index, &c); k++) {
+            diagnose_options opt = { .exec = o.exec, .seed = seed * 1000003u + index };
+            dmlc_error err;
+            n.failures++;
+            if (diagnose_case(&c, &opt, ask_backend, &o, d, &err))
+                count_diagnosis(d, bug->cause, &c, &n);
+            else
+                tap_diag("bug=%s: %s", bug->arg, err.msg);
+            diagnosis_free(d);
+            case_free(&c);
+        }
+    }
+    tap_ok(t, n.failures > 0 && n.right == n.failures, "bug=%s confirmed as %s on %u of %u failing cases",
+           bug->arg, bug->cause, n.right, n.failures);
+    tap_ok(t, n.wrong == 0, "bug=%s never confirmed as another cause (%u:%s)", bug->arg, n.wrong, n.wrong_ids);
+    o.vt->close(o.b);
+}
+
+/* A case too large for the generator's small tiers, which bug=index16 fails: ARGMAX along
+ * 70,000 elements with the maximum at 69,000, or 2x2 max pooling of a 280x280 plane with
+ * indices (distinct values, so every window past row 234 has its winner past 2^16). */
+static bool large_case(bool pooling, dml_case *c)
+{
+    UINT in_sizes[4] = { 1, 1, 280, 280 }, out_sizes[4] = { 1, 1, 140, 140 }, line = 70000, one = 1;
+    case_init(c);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+    c->op = pooling ? OP_MAX_POOLING2 : OP_ARGMAX;
+    case_tensor_set(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, pooling ? 4 : 1, pooling ? in_sizes : &line, NULL);
+    case_tensor_set(&c->output, pooling ? DML_TENSOR_DATA_TYPE_FLOAT32 : DML_TENSOR_DATA_TYPE_INT32,
+                    pooling ? 4 : 1, pooling ? out_sizes : &one, NULL);
+    if (pooling)
+        case_tensor_set(&c->indices, DML_TENSOR_DATA_TYPE_UINT32, 4, out_sizes, NULL);
+    c->axis_count = 1;
+    c->spatial_count = 2;
+    for (unsigned s = 0; s < 2; s++) {
+        c->pool_strides[s] = c->window[s] = 2;
+        c->dilations[s] = 1;
+    }
+    case_link(c);
+    uint64_t n = case_tensor_elements(&c->input);
+    float *values = malloc(n * sizeof *values);
+    for (uint64_t i = 0; values && i < n; i++)
+        values[i] = (float)i - (i == 69000 ? 0 : 1e5f * !pooling);
+    c->input_data = (uint8_t *)values;
+    dmlc_error err;
+    return values && validate_case(c, &err);
+}
+
+/* bug=index16 on the large cases: confirmed as index_narrowed_16 in both families. */
+static void index16_diagnosed(tap *t, const char *plugin, diagnosis *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "plugin:%s,bug=index16", plugin);
+    opened o;
+    if (!open_backend(text, &o))
+        return;
+    for (int pooling = 0; pooling <= 1; pooling++) {
+        dml_case c;
+        diagnose_options opt = { .exec = o.exec, .seed = 16 };
+        dmlc_error err;
+        bool failing = large_case(pooling, &c) && fails_on(&o, &c);
+        bool ok = failing && diagnose_case(&c, &opt, ask_backend, &o, d, &err);
+        const cause *found = ok ? diagnosis_cause(d) : NULL;
+        tap_ok(t, found && !strcmp(found->id, "index_narrowed_16"),
+               "bug=index16 on a large %s case (failing: %s) confirmed as index_narrowed_16 (%s)",
+               pooling ? "MAX_POOLING2" : "ARGMAX", failing ? "yes" : "no", found ? found->id : "none");
+        diagnosis_free(d);
+        case_free(&c);
+    }
+    o.vt->close(o.b);
+}
+
+/* Failing cases of bug=ties and bug=padding asked of the reference and of garbage: nothing
+ * may be confirmed. */
+static void undiagnosed_without_bug(tap *t, const char *plugin, diagnosis *d)
+{
+    static const char *const bugs[] = { "ties", "padding" };
+    opened reference;
+    if (!open_backend("reference", &reference))
+        return;
+    unsigned cases = 0, confirmed = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, bugs[k]);
+        opened o;
+        if (!open_backend(text, &o))
+            continue;
+        uint64_t index = 0;
+        dml_case c;
+        while (cases < 2 * (k + 1) && next_failure(&o, k ? POOL_OPS : ARG_OPS, 3, &index, &c)) {
+            prng garbage;
+            prng_seed(&garbage, index);
+            diagnose_options opt = { .exec = o.exec, .seed = index };
+            dmlc_error err;
+            cases++;
+            confirmed += !diagnose_case(&c, &opt, ask_backend, &reference, d, &err) || d->confirmed_count;
+            diagnosis_free(d);
+            confirmed += !diagnose_case(&c, &opt, ask_garbage, &garbage, d, &err) || d->confirmed_count;
+            diagnosis_free(d);
+            case_free(&c);
+        }
+        o.vt->close(o.b);
+    }
+    tap_ok(t, cases == 4 && confirmed == 0,
+           "a conformant backend and a garbage asker confirm nothing (%u of %u cases)", confirmed, cases);
+    reference.vt->close(reference.b);
+}
+
+/* The variant oracle with every hook NULL is the reference, on every type and operator. */
+static void scan_is_the_spec(tap *t)
+{
+    static const scan_variant spec = { 0 };
+    gen_options opt;
+    gen_options_default(&opt);
+    opt.reject_per_mille = 0;
+    opt.max_elements = 2048;
+    exec_options policies[] = { { .nan = NAN_POLICY_IGNORE }, { .nan = NAN_POLICY_PROPAGATE } };
+    unsigned compared = 0, differ = 0;
+    for (uint64_t i = 0; i < 600; i++) {
+        dml_case c;
+        gen_info info;
+        dmlc_error err;
+        if (!gen_case(11, i, &opt, &c, &info, &err))
+            continue;
+        const exec_options *exec = &policies[i % 2];
+        case_outputs want = { 0 }, got = { 0 };
+        if (case_outputs_alloc(&want, &c) && scan_predict(&spec, &c, exec, &got, &err)) {
+            ref_run(&c, exec, &want);
+            compared++;
+            if (!compare_outputs(&c, &want, &got, NULL) && differ++ == 0)
+                tap_diag("scan differs from the reference on g%u:11:%llu", GEN_VERSION, (unsigned long long)i);
+        }
+        case_outputs_free(&want);
+        case_outputs_free(&got);
+        case_free(&c);
+    }
+    tap_ok(t, compared >= 500 && differ == 0, "the variant oracle with no hook is the reference (%u of %u differ)",
+           differ, compared);
+}
+
+/* The evidence of one confirmed diagnosis, as JSON and as text. */
+static void evidence_written(tap *t, const char *plugin, diagnosis *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "plugin:%s,bug=dilation", plugin);
+    opened o;
+    uint64_t index = 0;
+    dml_case c;
+    if (!open_backend(text, &o) || !next_failure(&o, 1u << OP_MAX_POOLING2, 1, &index, &c)) {
+        tap_ok(t, false, "evidence: a failing case of bug=dilation");
+        return;
+    }
+    diagnose_options opt = { .exec = o.exec, .seed = 7 };
+    dmlc_error err;
+    bool ok = diagnose_case(&c, &opt, ask_backend, &o, d, &err);
+    json_t *j = ok ? diagnosis_json(d) : NULL;
+    json_t *evidence = json_object_get(j, "evidence");
+    const char *status = json_string_value(json_object_get(j, "status"));
+    char *words = malloc(8192);
+    ok = ok && words && j && status && !strcmp(status, "confirmed")
+         && json_array_size(evidence) == d->probe_count
+         && json_object_get(json_array_get(evidence, 0), "spec")
+         && strstr(diagnosis_text(d, words, 8192), "confirmed root cause dilation_ignored");
+    tap_ok(t, ok, "evidence as JSON (status, one entry per probe) and as text");
+    free(words);
+    json_decref(j);
+    diagnosis_free(d);
+    case_free(&c);
+    o.vt->close(o.b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 && argc != 3)
+        return tap_skip_all("usage: test_diagnose PLUGIN.so [SEEDS]");
+    uint64_t seeds = argc == 3 ? strtoull(argv[2], NULL, 10) : 2;
+    tap t;
+    tap_plan(&t, 0);
+    diagnosis *d = calloc(1, sizeof *d);
+    if (!d)
+        return 1;
+    scan_is_the_spec(&t);
+    for (size_t k = 0; k < sizeof planted / sizeof planted[0]; k++)
+        diagnose_bug(&t, argv[1], &planted[k], seeds ? seeds : 2, d);
+    index16_diagnosed(&t, argv[1], d);
+    undiagnosed_without_bug(&t, argv[1], d);
+    evidence_written(&t, argv[1], d);
+    free(d);
+    return tap_done(&t);
+}
