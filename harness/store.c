@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gen.h"
+#include "case_id.h"
 
 /* Generated from harness/schema.sql by the build (meson custom_target). */
 extern const char store_schema_sql[];

@@ -19,7 +19,7 @@
 #include "case.h"
 #include "compare.h"
 #include "dtype.h"
-#include "gen.h"
+#include "case_id.h"
 #include "replay.h"
 #include "validate.h"
 
