@@ -1,5 +1,5 @@
 /*
- * report_load.c: fills a report_model from a dmlcheck results database (harness/schema.sql)
+ * report_load.c: fills a report_model from a dmlcheck results database (results/schema.sql)
  * and reads expectation files.  The database is opened with SQLITE_OPEN_READONLY and only
  * read: a report never re-runs a case and never changes the store.  Every statement lives
  * in one table (load_sql), is prepared on first use and takes bound parameters only; the

@@ -9,7 +9,7 @@
 #      fails; the same probe including the layer's own header compiles (the control).
 set -u
 src=$1 build=$2 cc=$3
-layers="model reference backends harness reports cli"
+layers="model reference backends results harness reports cli"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
@@ -60,7 +60,8 @@ compiles() {
 }
 # one header per layer that exists only there
 own_header() { case $1 in model) echo case.h ;; reference) echo reference.h ;; backends) echo backend.h ;;
-               harness) echo gen.h ;; reports) echo report_model.h ;; opencl) echo cl_plan.h ;; esac; }
+               results) echo store.h ;; harness) echo gen.h ;; reports) echo report_model.h ;;
+               opencl) echo cl_plan.h ;; esac; }
 check_layer() { # name folder-for-flags higher-layers...
   name=$1 folder=$2; shift 2
   flags=$(flags_of "$folder")
@@ -73,10 +74,11 @@ check_layer() { # name folder-for-flags higher-layers...
     else ok "${name}_cannot_include_${up}"; fi
   done
 }
-check_layer model model reference backends harness reports
-check_layer reference reference backends harness reports
-check_layer backends backends/reference harness reports
-[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends harness reports
+check_layer model model reference backends results harness reports
+check_layer reference reference backends results harness reports
+check_layer backends backends/reference results harness reports
+[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends results harness reports
+check_layer results results harness reports
 check_layer harness harness reports
 echo "1..$n"
 exit $failed

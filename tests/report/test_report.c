@@ -13,7 +13,7 @@
  * Regenerate the goldens after an intended change of the report's text with
  *   DMLCHECK_REGEN_GOLDEN=1 meson test -C BUILD --suite report
  * and review the diff of tests/report/golden/ before committing it.
- * argv: dmlcheck executable, tests/report source dir, harness/schema.sql, xmllint or "".
+ * argv: dmlcheck executable, tests/report source dir, results/schema.sql, xmllint or "".
  */
 #include <inttypes.h>
 #include <math.h>

@@ -24,7 +24,7 @@
 
 #include "case_id.h"
 
-/* Generated from harness/schema.sql by the build (meson custom_target). */
+/* Generated from results/schema.sql by the build (meson custom_target). */
 extern const char store_schema_sql[];
 
 /* One row per statement; the enum and the SQL come from the same list. */

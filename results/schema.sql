@@ -1,8 +1,8 @@
--- harness/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
+-- results/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
 -- dmlcheck.sqlite).  Embedded into the binary at build time and applied to a fresh database
--- in one transaction; harness/store.c owns every statement that reads or writes it, except
+-- in one transaction; results/store.c owns every statement that reads or writes it, except
 -- the statements of `dmlcheck merge`, which copy one database into another: those are
--- harness/merge.c's (its header gives the rules).
+-- results/merge.c's (its header gives the rules).
 --
 -- Sharded runs (`dmlcheck run --shard K/N`) record {"count":N,"indices":[K]} as
 -- runs.options' "shard"; their cases keep the whole run's case_index.  `dmlcheck merge`
