@@ -629,7 +629,7 @@ static void html_provenance(const report_model *m, FILE *out)
         html_field(out, "OpenCL platform", r->platform);
         html_field(out, "device", r->device);
         html_field(out, "driver version", r->driver);
-        html_field(out, "OpenCL C version", r->c_version);
+        html_field(out, "OpenCL C version", r->runtime);
         html_field(out, "fp config", r->fp_config);
         html_field(out, "started", omitted(m, r->started));
         html_field(out, "finished", omitted(m, r->finished));

@@ -477,7 +477,7 @@ static void md_provenance(const report_model *m, FILE *out)
         md_field(out, "platform", r->platform);
         md_field(out, "device", r->device);
         md_field(out, "driver version", r->driver);
-        md_field(out, "OpenCL C version", r->c_version);
+        md_field(out, "OpenCL C version", r->runtime);
         md_field(out, "fp config", r->fp_config);
         md_field(out, "started", omitted(m, r->started));
         md_field(out, "finished", omitted(m, r->finished));

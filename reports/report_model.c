@@ -57,7 +57,7 @@ static void run_free(report_run *r)
     char **fields[] = { &r->version, &r->git_revision, &r->host, &r->options,
                         &r->command_line, &r->backend, &r->status, &r->nan_policy,
                         &r->started, &r->finished, &r->platform, &r->device, &r->driver,
-                        &r->c_version, &r->fp_config, &r->shard };
+                        &r->runtime, &r->fp_config, &r->shard };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
 }

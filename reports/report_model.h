@@ -170,8 +170,8 @@ typedef struct report_run {
     double seconds;          /* wall time; 0 when unknown */
     uint64_t cases;
     bool strict;
-    char *platform, *device, *driver, *c_version, *fp_config;
-    char *shard;             /* "K/N", a merged shard set, or "" (report_load.c Q_RUNS) */
+    char *platform, *device, *driver, *runtime, *fp_config;
+    char *shard;             /* "K/N", a merged shard set, or "" (reader.h reader_run) */
 } report_run;
 
 /* Judged failures of one cell attributed to one signature (filled by the loader), so that

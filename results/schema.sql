@@ -1,8 +1,9 @@
 -- results/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
 -- dmlcheck.sqlite).  Embedded into the binary at build time and applied to a fresh database
--- in one transaction; results/store.c owns every statement that reads or writes it, except
--- the statements of `dmlcheck merge`, which copy one database into another: those are
--- results/merge.c's (its header gives the rules).
+-- in one transaction.  Every statement over it lives in results/: store.c writes it (runs,
+-- cases, results, signatures) and answers replay --db; merge.c copies one database into
+-- another (`dmlcheck merge`; its header gives the rules); reader.c reads it for reports and
+-- families.c reads it for families (`run`'s summary, `report`, `export --family`).
 --
 -- Sharded runs (`dmlcheck run --shard K/N`) record {"count":N,"indices":[K]} as
 -- runs.options' "shard"; their cases keep the whole run's case_index.  `dmlcheck merge`
