@@ -10,6 +10,7 @@
 #include "op_module.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,6 +296,58 @@ const char *report_subject(const report_model *m, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", r->backend);
     return buf;
+}
+
+/* ---- provenance --------------------------------------------------------------------- */
+
+const char *report_omitted(const report_model *m, const char *value)
+{
+    return m->deterministic ? "(omitted: --deterministic)" : value[0] ? value : "unknown";
+}
+
+/* What the runtime row holds: the version of OpenCL C for OpenCL ("OpenCL C 1.2"), the
+ * plug-in's language or runtime otherwise ("CUDA 12.4"; plugin.h dmlcheck_info.runtime). */
+static const char *runtime_label(const char *runtime)
+{
+    return !strncmp(runtime, "OpenCL C", 8) ? "OpenCL C version" : "runtime";
+}
+
+static void provenance_row(report_provenance *p, const char *label, const char *value)
+{
+    if (p->count < REPORT_PROVENANCE_ROWS)
+        p->rows[p->count++] = (report_provenance_row){ label, value };
+}
+
+void report_run_provenance(const report_model *m, const report_run *r, report_provenance *p)
+{
+    p->count = 0;
+    snprintf(p->seed, sizeof p->seed, "%" PRIu64, r->seed);
+    snprintf(p->cases, sizeof p->cases, "%" PRIu64, r->cases);
+    snprintf(p->seconds, sizeof p->seconds, "%.1f s", r->seconds);
+    snprintf(p->rate, sizeof p->rate, "%.0f", r->seconds > 0 ? (double)r->cases / r->seconds : 0);
+    provenance_row(p, "dmlcheck version", report_omitted(m, r->version));
+    provenance_row(p, "git revision", report_omitted(m, r->git_revision));
+    provenance_row(p, "seed", p->seed);
+    provenance_row(p, "options", r->options);
+    if (r->shard[0])
+        provenance_row(p, "shard", r->shard);
+    provenance_row(p, "command line", report_omitted(m, r->command_line));
+    provenance_row(p, "NaN policy", r->nan_policy);
+    provenance_row(p, "strict", r->strict ? "yes (every class judged)" : "no");
+    provenance_row(p, "status", r->status);
+    provenance_row(p, "host", report_omitted(m, r->host));
+    provenance_row(p, "backend", r->backend);
+    provenance_row(p, "platform", r->platform);
+    provenance_row(p, "device", r->device);
+    provenance_row(p, "driver version", r->driver);
+    provenance_row(p, runtime_label(r->runtime), r->runtime);
+    provenance_row(p, "fp config", r->fp_config);
+    provenance_row(p, "started", report_omitted(m, r->started));
+    provenance_row(p, "finished", report_omitted(m, r->finished));
+    provenance_row(p, "cases", p->cases);
+    /* Times differ run to run: a deterministic report says they were left out. */
+    provenance_row(p, "run time", m->deterministic ? report_omitted(m, "") : p->seconds);
+    provenance_row(p, "cases/s", m->deterministic ? report_omitted(m, "") : p->rate);
 }
 
 /* ---- NaN-policy fingerprints -------------------------------------------------------- */
