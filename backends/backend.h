@@ -55,7 +55,9 @@ typedef struct backend_info {
     char platform[128];
     char device[128];
     char driver[128];
-    char c_version[64];   /* OpenCL C version, or "" */
+    char runtime[64];     /* the language or runtime version (the plug-in ABI's
+                           * dmlcheck_info.runtime): "OpenCL C 1.2", "CUDA 12.4"; "" when
+                           * none.  Stored as devices.c_version (schema.sql) */
     char fp_config[128];  /* e.g. "denorm,inf_nan,round_to_nearest" */
     bool flushes_denormals; /* fp32 denormals may be flushed (no CL_FP_DENORM) */
     bool validates;         /* checks descriptors as DirectML does, so it can be sent ones it

@@ -1,6 +1,6 @@
 /*
  * cmd_merge.c: `dmlcheck merge A.sqlite B.sqlite ... -o OUT.sqlite`: the work is
- * merge_databases()'s (harness/merge.h); this parses the options and prints what came out.
+ * merge_databases()'s (results/merge.h); this parses the options and prints what came out.
  */
 #include <getopt.h>
 #include <inttypes.h>

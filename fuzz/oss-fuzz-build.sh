@@ -25,14 +25,14 @@ rm -rf "$build"
 CC=$CC CFLAGS=$CFLAGS LDFLAGS="$CFLAGS ${LDFLAGS:-}" meson setup "$build" "$src" -Dfuzzing=false -Dopencl=disabled \
     -Dbuildtype=plain -Dwerror=false >/dev/null
 layers="model/libdmlcheck_model.a reference/libdmlcheck_reference.a backends/libdmlcheck_backends.a
-        harness/libdmlcheck_harness.a reports/libdmlcheck_reports.a"
+        results/libdmlcheck_results.a harness/libdmlcheck_harness.a reports/libdmlcheck_reports.a"
 # shellcheck disable=SC2086
 ninja -C "$build" $layers fuzz/libfuzz_support.a fuzz/libfuzz_oracle.a >/dev/null
 
 defines="-D_GNU_SOURCE"
 defines="$defines -DDMLCHECK_FUZZ_HAVE_NAIVE=1"   # as fuzz/meson.build
 includes="-I$src/include -I$src/fuzz"
-for layer in model reference backends harness reports; do includes="$includes -I$src/$layer"; done
+for layer in model reference backends results harness reports; do includes="$includes -I$src/$layer"; done
 libs="$build/fuzz/libfuzz_support.a $build/fuzz/libfuzz_oracle.a"
 for l in $layers; do libs="$libs $build/$l"; done
 

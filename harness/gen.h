@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "case_id.h"
 #include "error.h"
 
 /* Tensor layout kinds, in the order reports list them. */
@@ -77,22 +78,6 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
  * buffer is not), which ends a run, unlike options that exclude every case. */
 bool gen_out_of_memory(const dml_case *c);
 
-/* ---- Case identity ---------------------------------------------------------------------
- * The generator's version, carried by every case id ("g2:7:49").  Bump it whenever the same
- * SEED:INDEX and the same gen_options_text would draw a different case: any change to a
- * draw, to their order, to gen_values.c or to the type tables; move the golden case in
- * tests/runner/test_gen.c with it.  Replay refuses an id of another version, so an old id
- * fails loudly instead of silently naming a different case.
- * Version 1 is every generator before ids carried a version (bare "SEED:INDEX", runs stored
- * without gen_version).  It named no single generator, so nothing drawn then is replayed as
- * version 2 without the user saying so. */
-#define GEN_VERSION 3
-/* Version 3 added the size tiers (gen.c draw_request) and nothing else: version 2's cases
- * are drawn by the same code with the tiers left out, so ids printed by version 2 (the
- * published conformance reports hold thousands) still replay. */
-#define GEN_OLDEST_VERSION 2
-
-bool gen_version_supported(unsigned version);
 /* Since version 3 all but the large size tiers stay within this many input elements (and
  * --max-elements); version 2 had no other tier. */
 #define GEN_SMALL_TIERS_ELEMENTS 4096
@@ -100,24 +85,11 @@ bool gen_version_supported(unsigned version);
  * (4096 for version 2, 3 * 2^20 since version 3), clamped to 2^28. */
 uint64_t gen_max_elements(const gen_options *opt);
 
-typedef struct gen_case_id {
-    unsigned version;    /* the generator version; 0: a bare legacy SEED:INDEX, which names none */
-    uint64_t seed, index;
-} gen_case_id;
-
-/* Room for the longest id: "g4294967295:" and two 20-digit numbers. */
-#define GEN_CASE_ID_SIZE 56
 /* gen_case's must-reject step (gen_reject.c): with probability reject_per_mille / 1000, from
  * a stream of its own (per descriptor group: gen_options.inputs_per_desc), breaks c (linked,
  * no input buffer yet) into a descriptor the validator
  * refuses at c->feature_level and sets c->must_reject.  True when it did. */
 bool gen_reject_maybe(uint64_t seed, uint64_t group, const gen_options *opt, dml_case *c);
-/* Parses "gN:SEED:INDEX" (N decimal, >= 1) or the legacy "SEED:INDEX" (version 0); SEED and
- * INDEX are decimal or 0x-hex.  False on anything else, id untouched. */
-bool gen_parse_case_id(const char *text, gen_case_id *id);
-/* "gN:SEED:INDEX" (decimal), or "SEED:INDEX" for version 0, into buf; returns buf. */
-const char *gen_format_case_id(const gen_case_id *id, char *buf, size_t size);
-
 /* Room for any gen_options_text. */
 #define GEN_OPTIONS_TEXT_SIZE 256
 /* The options that decide what is drawn, as stable text whose equality means "same cases":

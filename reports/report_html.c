@@ -84,11 +84,6 @@ static void esc(FILE *out, const char *s)
     report_xml_escape(out, s);
 }
 
-static const char *omitted(const report_model *m, const char *value)
-{
-    return m->deterministic ? "(omitted: --deterministic)" : value[0] ? value : "unknown";
-}
-
 static void html_head(const report_model *m, FILE *out)
 {
     char subject[600];
@@ -103,7 +98,7 @@ static void html_head(const report_model *m, FILE *out)
     fprintf(out, "</b> &#8212; ");
     esc(out, m->selection);
     fprintf(out, ", %" PRIu64 " cases &#8212; database <code>", m->total_cases);
-    esc(out, omitted(m, m->db_path));
+    esc(out, report_omitted(m, m->db_path));
     fprintf(out, "</code></p>\n");
     if (m->baseline) {
         char counts[160];
@@ -503,9 +498,9 @@ static void html_signature(const report_model *m, const report_signature *s, siz
         fprintf(out, "</code>");
     }
     fprintf(out, "; first seen ");
-    esc(out, omitted(m, s->first_seen));
+    esc(out, report_omitted(m, s->first_seen));
     fprintf(out, ", last seen ");
-    esc(out, omitted(m, s->last_seen));
+    esc(out, report_omitted(m, s->last_seen));
     if (s->expected_reason) {
         fprintf(out, "<br/>Known bug: ");
         esc(out, s->expected_reason);
@@ -599,47 +594,17 @@ static void html_coverage(const report_model *m, FILE *out)
     fprintf(out, "</table>\n</section>\n");
 }
 
-static void html_field(FILE *out, const char *name, const char *value)
-{
-    fprintf(out, "<tr><th>%s</th><td>", name);
-    esc(out, value);
-    fprintf(out, "</td></tr>\n");
-}
-
 static void html_provenance(const report_model *m, FILE *out)
 {
     fprintf(out, "<section id=\"provenance\">\n<h2>Provenance</h2>\n");
     for (size_t i = 0; i < m->run_count; i++) {
-        const report_run *r = &m->runs[i];
-        char buf[64];
-        fprintf(out, "<h3>Run %" PRId64 "</h3>\n<table>\n", r->id);
-        html_field(out, "dmlcheck version", omitted(m, r->version));
-        html_field(out, "git revision", omitted(m, r->git_revision));
-        snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
-        html_field(out, "seed", buf);
-        html_field(out, "options", r->options);
-        if (r->shard[0])
-            html_field(out, "shard", r->shard);
-        html_field(out, "command line", omitted(m, r->command_line));
-        html_field(out, "NaN policy", r->nan_policy);
-        html_field(out, "strict", r->strict ? "yes (every class judged)" : "no");
-        html_field(out, "status", r->status);
-        html_field(out, "host", omitted(m, r->host));
-        html_field(out, "backend", r->backend);
-        html_field(out, "OpenCL platform", r->platform);
-        html_field(out, "device", r->device);
-        html_field(out, "driver version", r->driver);
-        html_field(out, "OpenCL C version", r->c_version);
-        html_field(out, "fp config", r->fp_config);
-        html_field(out, "started", omitted(m, r->started));
-        html_field(out, "finished", omitted(m, r->finished));
-        snprintf(buf, sizeof buf, "%" PRIu64, r->cases);
-        html_field(out, "cases", buf);
-        if (!m->deterministic) {
-            snprintf(buf, sizeof buf, "%.1f s", r->seconds);
-            html_field(out, "run time", buf);
-            snprintf(buf, sizeof buf, "%.0f", r->seconds > 0 ? (double)r->cases / r->seconds : 0);
-            html_field(out, "cases/s", buf);
+        report_provenance p;
+        report_run_provenance(m, &m->runs[i], &p);
+        fprintf(out, "<h3>Run %" PRId64 "</h3>\n<table>\n", m->runs[i].id);
+        for (unsigned k = 0; k < p.count; k++) {
+            fprintf(out, "<tr><th>%s</th><td>", p.rows[k].label);
+            esc(out, p.rows[k].value);
+            fprintf(out, "</td></tr>\n");
         }
         fprintf(out, "</table>\n");
     }

@@ -33,11 +33,6 @@ static void md_code_line(FILE *out, const char *s)
     fputc('\n', out);
 }
 
-static const char *omitted(const report_model *m, const char *value)
-{
-    return m->deterministic ? "(omitted: --deterministic)" : value[0] ? value : "unknown";
-}
-
 static void md_summary(const report_model *m, FILE *out)
 {
     char subject[600];
@@ -48,7 +43,7 @@ static void md_summary(const report_model *m, FILE *out)
     fprintf(out, "  \n**Runs:** ");
     md_text(out, m->selection);
     fprintf(out, ", %" PRIu64 " cases  \n**Database:** ", m->total_cases);
-    md_text(out, omitted(m, m->db_path));
+    md_text(out, report_omitted(m, m->db_path));
     if (m->baseline) {
         char counts[160];
         fprintf(out, "  \n**Baseline:** ");
@@ -328,9 +323,9 @@ static void md_signature_detail(const report_model *m, const report_signature *s
         md_text(out, s->classes);
     }
     fprintf(out, "\n- First seen ");
-    md_text(out, omitted(m, s->first_seen));
+    md_text(out, report_omitted(m, s->first_seen));
     fprintf(out, ", last seen ");
-    md_text(out, omitted(m, s->last_seen));
+    md_text(out, report_omitted(m, s->last_seen));
     fprintf(out, "\n- Representative case %s", report_case_id(s, buf, sizeof buf));
     if (s->rep_elements)
         fprintf(out, " (%" PRIu64 " input elements)", s->rep_elements);
@@ -447,50 +442,17 @@ static void md_coverage(const report_model *m, FILE *out)
     fputc('\n', out);
 }
 
-static void md_field(FILE *out, const char *name, const char *value)
-{
-    fprintf(out, "| %s | ", name);
-    md_text(out, value);
-    fprintf(out, " |\n");
-}
-
 static void md_provenance(const report_model *m, FILE *out)
 {
     fprintf(out, "## Provenance\n\n");
     for (size_t i = 0; i < m->run_count; i++) {
-        const report_run *r = &m->runs[i];
-        char buf[64];
-        fprintf(out, "### Run %" PRId64 "\n\n| Field | Value |\n|---|---|\n", r->id);
-        md_field(out, "dmlcheck version", omitted(m, r->version));
-        md_field(out, "git revision", omitted(m, r->git_revision));
-        snprintf(buf, sizeof buf, "%" PRIu64, r->seed);
-        md_field(out, "seed", buf);
-        md_field(out, "options", r->options);
-        if (r->shard[0])
-            md_field(out, "shard", r->shard);
-        md_field(out, "command line", omitted(m, r->command_line));
-        md_field(out, "NaN policy", r->nan_policy);
-        md_field(out, "strict", r->strict ? "yes (every class judged)" : "no");
-        md_field(out, "status", r->status);
-        md_field(out, "host", omitted(m, r->host));
-        md_field(out, "backend", r->backend);
-        md_field(out, "platform", r->platform);
-        md_field(out, "device", r->device);
-        md_field(out, "driver version", r->driver);
-        md_field(out, "OpenCL C version", r->c_version);
-        md_field(out, "fp config", r->fp_config);
-        md_field(out, "started", omitted(m, r->started));
-        md_field(out, "finished", omitted(m, r->finished));
-        snprintf(buf, sizeof buf, "%" PRIu64, r->cases);
-        md_field(out, "cases", buf);
-        if (m->deterministic) {
-            md_field(out, "run time", omitted(m, ""));
-            md_field(out, "cases/s", omitted(m, ""));
-        } else {
-            snprintf(buf, sizeof buf, "%.1f s", r->seconds);
-            md_field(out, "run time", buf);
-            snprintf(buf, sizeof buf, "%.0f", r->seconds > 0 ? (double)r->cases / r->seconds : 0);
-            md_field(out, "cases/s", buf);
+        report_provenance p;
+        report_run_provenance(m, &m->runs[i], &p);
+        fprintf(out, "### Run %" PRId64 "\n\n| Field | Value |\n|---|---|\n", m->runs[i].id);
+        for (unsigned k = 0; k < p.count; k++) {
+            fprintf(out, "| %s | ", p.rows[k].label);
+            md_text(out, p.rows[k].value);
+            fprintf(out, " |\n");
         }
         fputc('\n', out);
     }

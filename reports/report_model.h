@@ -170,8 +170,8 @@ typedef struct report_run {
     double seconds;          /* wall time; 0 when unknown */
     uint64_t cases;
     bool strict;
-    char *platform, *device, *driver, *c_version, *fp_config;
-    char *shard;             /* "K/N", a merged shard set, or "" (report_load.c Q_RUNS) */
+    char *platform, *device, *driver, *runtime, *fp_config;
+    char *shard;             /* "K/N", a merged shard set, or "" (reader.h reader_run) */
 } report_run;
 
 /* Judged failures of one cell attributed to one signature (filled by the loader), so that
@@ -303,6 +303,24 @@ const char *report_verdict_text(const report_model *m, const report_verdict *v, 
                                 size_t size);
 /* The "backend on device" line of the runs ("opencl on pthread-cpu (PoCL 5.0)"). */
 const char *report_subject(const report_model *m, char *buf, size_t size);
+
+/* value, or "(omitted: --deterministic)" in a deterministic report, or "unknown" for "". */
+const char *report_omitted(const report_model *m, const char *value);
+
+/* A run's provenance table: one (label, value) per row, in the order every format prints
+ * them, so the formats cannot drift apart. */
+#define REPORT_PROVENANCE_ROWS 24
+typedef struct report_provenance_row {
+    const char *label, *value;
+} report_provenance_row;
+typedef struct report_provenance {
+    unsigned count;
+    report_provenance_row rows[REPORT_PROVENANCE_ROWS];
+    char seed[24], cases[24], seconds[32], rate[32]; /* the numbers the rows point at */
+} report_provenance;
+
+/* Fills p with run r's rows; the values point into r, m and p itself (do not copy p). */
+void report_run_provenance(const report_model *m, const report_run *r, report_provenance *p);
 /* "0.99%" / "3.2e-05" style percentage for bounds. */
 const char *report_percent(double p, char *buf, size_t size);
 

@@ -540,7 +540,7 @@ void plugin_info(backend *b, backend_info *info)
     if (b->info.driver[0] && n > 0 && (size_t)n + 2 < sizeof info->driver)
         snprintf(info->driver + n, sizeof info->driver - (size_t)n, "; %.*s",
                  (int)(sizeof info->driver - (size_t)n - 3), b->info.driver);
-    snprintf(info->c_version, sizeof info->c_version, "%s", b->info.runtime);
+    snprintf(info->runtime, sizeof info->runtime, "%s", b->info.runtime);
     snprintf(info->fp_config, sizeof info->fp_config, "%s", b->info.fp_config);
     info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
     info->validates = b->caps.flags & DMLCHECK_CAP_VALIDATES;

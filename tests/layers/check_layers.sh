@@ -10,7 +10,7 @@
 #      fails; the same probe including the layer's own header compiles (the control).
 set -u
 src=$1 build=$2 cc=$3
-layers="model reference backends diagnose harness reports cli"
+layers="model reference backends diagnose results harness reports cli"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
@@ -64,7 +64,8 @@ compiles() {
 }
 # one header per layer that exists only there
 own_header() { case $1 in model) echo case.h ;; reference) echo reference.h ;; backends) echo backend.h ;;
-               diagnose) echo diagnose.h ;; harness) echo gen.h ;; reports) echo report_model.h ;; opencl) echo cl_plan.h ;; esac; }
+               diagnose) echo diagnose.h ;; results) echo store.h ;; harness) echo gen.h ;;
+               reports) echo report_model.h ;; opencl) echo cl_plan.h ;; esac; }
 check_layer() { # name folder-for-flags higher-layers...
   name=$1 folder=$2; shift 2
   flags=$(flags_of "$folder")
@@ -77,11 +78,12 @@ check_layer() { # name folder-for-flags higher-layers...
     else ok "${name}_cannot_include_${up}"; fi
   done
 }
-check_layer model model reference backends diagnose harness reports
-check_layer reference reference backends diagnose harness reports
-check_layer backends backends/reference diagnose harness reports
-check_layer diagnose diagnose backends harness reports
-[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends diagnose harness reports
+check_layer model model reference backends diagnose results harness reports
+check_layer reference reference backends diagnose results harness reports
+check_layer backends backends/reference diagnose results harness reports
+check_layer diagnose diagnose backends results harness reports
+[ -d "$src/backends/opencl" ] && grep -q 'backends/opencl/' "$cmds" && check_layer opencl backends/opencl model reference backends diagnose results harness reports
+check_layer results results harness reports
 check_layer harness harness reports
 echo "1..$n"
 exit $failed

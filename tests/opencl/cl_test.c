@@ -44,7 +44,7 @@ cl_test_open_result cl_test_open(const char *build_options, backend **out)
     backend_info info;
     opencl_backend.info(*out, &info);
     tap_diag("device: %s / %s (driver %s, %s)", info.platform, info.device, info.driver,
-             info.c_version);
+             info.runtime);
     return CL_TEST_OPENED;
 }
 

@@ -1,6 +1,6 @@
 /*
  * report_fixture.h: builds small results databases for the report tests, from the real
- * schema (harness/schema.sql) and real generated cases (gen_case with a fixed seed, classes
+ * schema (results/schema.sql) and real generated cases (gen_case with a fixed seed, classes
  * from the reference), with failures injected by rule, and keeps its own tally of what it
  * injected so tests can check the report against it rather than against hard-coded numbers.
  *

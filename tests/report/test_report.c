@@ -13,7 +13,7 @@
  * Regenerate the goldens after an intended change of the report's text with
  *   DMLCHECK_REGEN_GOLDEN=1 meson test -C BUILD --suite report
  * and review the diff of tests/report/golden/ before committing it.
- * argv: dmlcheck executable, tests/report source dir, harness/schema.sql, xmllint or "".
+ * argv: dmlcheck executable, tests/report source dir, results/schema.sql, xmllint or "".
  */
 #include <inttypes.h>
 #include <math.h>
@@ -546,6 +546,73 @@ static void test_summary_bound(ctx *c)
     report_model_free(&m);
 }
 
+/* A run's provenance is one table (report_run_provenance) that HTML and Markdown both print
+ * row for row, and the runtime row says what the backend reported: a plug-in's runtime is
+ * not an OpenCL C version. */
+static bool rendered_has_rows(const report_model *m, bool html, const report_provenance *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    dmlc_error err = { "" };
+    FILE *mem = open_memstream(&text, &len);
+    bool ok = mem && (html ? report_render_html(m, mem, &err) : report_render_md(m, mem, &err));
+    if (mem)
+        fclose(mem);
+    for (unsigned k = 0; ok && k < p->count; k++) {
+        char row[256];
+        snprintf(row, sizeof row, html ? "<tr><th>%s</th><td>%s</td></tr>" : "| %s | %s |",
+                 p->rows[k].label, p->rows[k].value);
+        ok = strstr(text, row) != NULL;
+    }
+    free(text);
+    return ok;
+}
+
+static void test_provenance(ctx *c)
+{
+    report_model m;
+    report_model_init(&m);
+    m.deterministic = true;
+    m.title = report_strdup("provenance");
+    m.selection = report_strdup("run 1");
+    m.db_path = report_strdup("provenance.sqlite");
+    report_run *r = report_model_add_run(&m);
+    bool ok = r && m.title && m.selection && m.db_path;
+    if (r) {
+        memset(r, 0, sizeof *r);
+        char **text[] = { &r->version, &r->git_revision, &r->host, &r->options, &r->command_line,
+                          &r->status, &r->nan_policy, &r->started, &r->finished, &r->driver,
+                          &r->fp_config, &r->shard };
+        for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+            ok = ok && (*text[i] = report_strdup("x"));
+        r->id = 1;
+        ok = ok && (r->backend = report_strdup("plugin:libacme.so"))
+             && (r->platform = report_strdup("Acme")) && (r->device = report_strdup("GPU 0"))
+             && (r->runtime = report_strdup("CUDA 12.4"));
+    }
+    dmlc_error err = { "" };
+    ok = ok && report_model_finish(&m, &err);
+    report_provenance p = { 0 };
+    if (ok)
+        report_run_provenance(&m, r, &p);
+    bool labels = false;
+    for (unsigned k = 0; k < p.count; k++)
+        labels |= !strcmp(p.rows[k].label, "runtime") && !strcmp(p.rows[k].value, "CUDA 12.4");
+    tap_ok(&c->t, ok && labels && rendered_has_rows(&m, true, &p) && rendered_has_rows(&m, false, &p),
+           "provenance: HTML and Markdown print the same %u rows; a plug-in's CUDA 12.4 is its "
+           "runtime %s", p.count, err.msg);
+    free(r ? r->runtime : NULL);
+    if (r)
+        r->runtime = report_strdup("OpenCL C 1.2");
+    if (ok)
+        report_run_provenance(&m, r, &p);
+    labels = false;
+    for (unsigned k = 0; k < p.count; k++)
+        labels |= !strcmp(p.rows[k].label, "OpenCL C version");
+    tap_ok(&c->t, ok && labels, "provenance: OpenCL's runtime is labelled its OpenCL C version");
+    report_model_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     ctx c = { .dmlcheck = argc > 1 ? argv[1] : "dmlcheck", .srcdir = argc > 2 ? argv[2] : ".",
@@ -561,6 +628,7 @@ int main(int argc, char **argv)
     test_verdict_words(&c);
     test_escaping(&c);
     test_summary_bound(&c);
+    test_provenance(&c);
 
     char clean[512], two[512];
     fixture_tally *tally = calloc(1, sizeof *tally);

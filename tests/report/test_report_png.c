@@ -5,7 +5,7 @@
  * Chromium is absent (.ci/install-deps.sh installs it).
  * The picture is kept when DMLCHECK_REPORT_PNG names a path, so a person can look at it:
  *   DMLCHECK_REPORT_PNG=/tmp/report.png meson test -C BUILD report_png
- * argv: dmlcheck executable, tests/report source dir, harness/schema.sql, chromium or "".
+ * argv: dmlcheck executable, tests/report source dir, results/schema.sql, chromium or "".
  */
 #include <stdint.h>
 #include <stdio.h>

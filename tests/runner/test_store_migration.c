@@ -1,7 +1,7 @@
 /*
  * test_store_migration.c: results-database schema version 2, which records the generator
  * version of every run.  A version-1 database is made from the version-1 schema text
- * (data/schema_v1.sql: harness/schema.sql as it was before generator versions) with a run,
+ * (data/schema_v1.sql: results/schema.sql as it was before generator versions) with a run,
  * a case and a signature as that dmlcheck wrote them (bare SEED:INDEX ids).  Then:
  *   - store_find_case_origin reads it without changing it, its run as generator version 1;
  *   - store_open migrates it to version 2 with the same runs and case_list columns as a

@@ -1,8 +1,9 @@
--- harness/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
+-- results/schema.sql: the dmlcheck results database (`dmlcheck run --db FILE`, default
 -- dmlcheck.sqlite).  Embedded into the binary at build time and applied to a fresh database
--- in one transaction; harness/store.c owns every statement that reads or writes it, except
--- the statements of `dmlcheck merge`, which copy one database into another: those are
--- harness/merge.c's (its header gives the rules).
+-- in one transaction.  Every statement over it lives in results/: store.c writes it (runs,
+-- cases, results, signatures) and answers replay --db; merge.c copies one database into
+-- another (`dmlcheck merge`; its header gives the rules); reader.c reads it for reports and
+-- families.c reads it for families (`run`'s summary, `report`, `export --family`).
 --
 -- Sharded runs (`dmlcheck run --shard K/N`) record {"count":N,"indices":[K]} as
 -- runs.options' "shard"; their cases keep the whole run's case_index.  `dmlcheck merge`
@@ -17,9 +18,10 @@
 --     (1 -> 2 -> ...).  A database with a NEWER version than the binary is refused.
 --   * The database runs in WAL mode; a run inserts in batched transactions, so a killed run
 --     (even kill -9) leaves every case of every committed batch, each with its result row.
---   * Names are the harness's names: op 'ARGMIN' | 'ARGMAX' | 'MAX_POOLING2'; data types
---     'FLOAT32', 'FLOAT16', 'UINT32', ... (DML_TENSOR_DATA_TYPE_ suffixes); feature levels
---     '2_1', '3_0', '4_1', '5_0' (text, so they sort in level order); layout and distribution
+--   * Names are the harness's names: op 'ARGMIN' | 'ARGMAX' | 'MAX_POOLING1' | 'MAX_POOLING2'
+--     (model/ops.def); data types 'FLOAT32', 'FLOAT16', 'UINT32', ...
+--     (DML_TENSOR_DATA_TYPE_ suffixes); feature levels '2_0', '2_1', '3_0', '4_1', '5_0'
+--     (text, so they sort in level order); layout and distribution
 --     names are gen.h's (GEN_LAYOUTS, GEN_DISTRIBUTIONS).
 --   * A case is named gN:SEED:INDEX: runs.gen_version, runs.seed (decimal text, full uint64
 --     range) and cases.case_index.  The view case_list spells the name out as case_id.
@@ -72,7 +74,9 @@ CREATE TABLE devices (
     platform          TEXT NOT NULL,
     device            TEXT NOT NULL,
     driver            TEXT NOT NULL,
-    c_version         TEXT NOT NULL,  -- OpenCL C version, '' when not OpenCL
+    c_version         TEXT NOT NULL,  -- the backend's runtime (backend_info.runtime, a plug-in's
+                                      -- dmlcheck_info.runtime): 'OpenCL C 1.2', 'CUDA 12.4';
+                                      -- '' when none.  Named when only OpenCL filled it
     fp_config         TEXT NOT NULL,  -- e.g. 'denorm,inf_nan,round_to_nearest'
     flushes_denormals INTEGER NOT NULL, -- 1: fp32 denormals may be flushed (no CL_FP_DENORM)
     UNIQUE (backend, platform, device, driver, c_version, fp_config, flushes_denormals)
@@ -87,7 +91,7 @@ CREATE TABLE cases (
     feature_level TEXT NOT NULL,
     input_type    TEXT NOT NULL,
     output_type   TEXT NOT NULL,     -- ARGMIN/ARGMAX: the index type of the output
-    indices_type  TEXT,              -- MAX_POOLING2's OutputIndicesTensor; NULL when absent
+    indices_type  TEXT,              -- MAX_POOLING1/2's OutputIndicesTensor; NULL when absent
     rank          INTEGER NOT NULL,  -- input rank (4-5 for pooling)
     elements      INTEGER NOT NULL,  -- input logical element count
     input_sizes   TEXT NOT NULL,     -- JSON array
@@ -95,9 +99,10 @@ CREATE TABLE cases (
     output_sizes  TEXT NOT NULL,     -- JSON array
     params        TEXT NOT NULL,     -- JSON object; ARGMIN/ARGMAX:
                                      --   {"axes":[..],"direction":"INCREASING"|"DECREASING"}
-                                     -- MAX_POOLING2: {"window":[..],"strides":[..],
+                                     -- MAX_POOLING1, MAX_POOLING2: {"window":[..],"strides":[..],
                                      --   "dilations":[..],"start_padding":[..],
                                      --   "end_padding":[..],"indices":true|false}
+                                     --   (MAX_POOLING1 has no Dilations: all 1)
     axis_kind     TEXT,              -- ARGMIN/ARGMAX: 'one' | 'several' | 'several_shuffled'
                                      --   | 'all' | 'all_shuffled'; NULL for pooling
     layout        TEXT NOT NULL,     -- packed | padded | permuted | broadcast | oversized

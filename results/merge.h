@@ -1,5 +1,5 @@
 /*
- * merge.h: `dmlcheck merge`: several results databases (harness/schema.sql) into one new
+ * merge.h: `dmlcheck merge`: several results databases (results/schema.sql) into one new
  * file.  Devices are deduplicated by their identity (the devices table's UNIQUE key), ids are
  * remapped, and signatures are deduplicated by their key with counts summed.  The runs that
  * are shards of one run (`run --shard K/N`: the same seed, options but the shard, backend,

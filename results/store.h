@@ -1,5 +1,5 @@
 /*
- * store.h: the SQLite results database (schema in harness/schema.sql).  One writer per
+ * store.h: the SQLite results database (schema in results/schema.sql).  One writer per
  * database: `dmlcheck run` opens it, records a run row, then cases and results in batched
  * transactions (store_batch_begin / store_batch_commit), signatures as they appear, and the
  * run's end.  Every row written between a begin and a commit becomes visible atomically, so

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gen.h"
+#include "case_id.h"
 
-/* Generated from harness/schema.sql by the build (meson custom_target). */
+/* Generated from results/schema.sql by the build (meson custom_target). */
 extern const char store_schema_sql[];
 
 /* One row per statement; the enum and the SQL come from the same list. */
@@ -435,7 +435,7 @@ static void bind_device(sqlite3_stmt *st, const char *backend, const backend_inf
     bind_text(st, 2, info->platform);
     bind_text(st, 3, info->device);
     bind_text(st, 4, info->driver);
-    bind_text(st, 5, info->c_version);
+    bind_text(st, 5, info->runtime); /* column c_version: see schema.sql */
     bind_text(st, 6, info->fp_config);
     sqlite3_bind_int(st, 7, info->flushes_denormals);
 }

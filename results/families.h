@@ -5,7 +5,7 @@
  * their code in every implementation seen so far), the kind and the verdict, with
  * the few case features its failures need, found by comparing the family's failing cases
  * with the operator's other judged cases dimension by dimension ("only direction INCREASING",
- * "only input FLOAT16", "rank >= 6").  Read from a results database (harness/schema.sql), so
+ * "only input FLOAT16", "rank >= 6").  Read from a results database (results/schema.sql), so
  * `run` and `report` show the same families.
  */
 #ifndef DMLCHECK_FAMILIES_H
