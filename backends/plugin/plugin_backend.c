@@ -255,16 +255,22 @@ static bool guarded_alloc(guarded *g, const uint8_t *body, uint64_t bytes)
     return true;
 }
 
-/* The first overwritten guard byte, as "N bytes before/after the NAME buffer"; false if none. */
+/* True when a guard byte was overwritten; err then names the one farthest from the buffer
+ * before it, or the first one past its end.  (err_set returns false, the error convention, so
+ * its value is not this function's answer.) */
 static bool guard_broken(const guarded *g, const char *name, dmlc_error *err)
 {
+    for (uint64_t i = GUARD_BYTES; i-- > 0;)
+        if (g->block[GUARD_BYTES - 1 - i] != GUARD_BYTE) {
+            err_set(err, "wrote %" PRIu64 " byte(s) before the %s buffer", i + 1, name);
+            return true;
+        }
     for (uint64_t i = 0; i < GUARD_BYTES; i++)
-        if (g->block[GUARD_BYTES - 1 - i] != GUARD_BYTE)
-            return err_set(err, "wrote %" PRIu64 " byte(s) before the %s buffer", i + 1, name);
-    for (uint64_t i = 0; i < GUARD_BYTES; i++)
-        if (g->block[GUARD_BYTES + g->bytes + i] != GUARD_BYTE)
-            return err_set(err, "wrote byte %" PRIu64 " past the end of the %s buffer (%" PRIu64
-                           " bytes)", i, name, g->bytes);
+        if (g->block[GUARD_BYTES + g->bytes + i] != GUARD_BYTE) {
+            err_set(err, "wrote byte %" PRIu64 " past the end of the %s buffer (%" PRIu64
+                    " bytes)", i, name, g->bytes);
+            return true;
+        }
     return false;
 }
 
