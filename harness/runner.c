@@ -10,7 +10,8 @@
  *
  * A crash or hang is charged to the case whose answer was due; the worker is restarted and
  * the lost requests are sent again.  One that ends a backend batch (worker.h) is charged to no
- * case: the batch's cases are run again one by one, and the one that dies alone is charged.  The stop flag is checked between batches and, through
+ * case: the batch's cases are run again one by one, and the one that dies alone is charged;
+ * when none does, the worker charges the batch's last case.  The stop flag is checked between batches and, through
  * the worker, every 100 ms while an answer is awaited: the case in flight and the rest of its
  * batch are dropped, what was recorded is committed, and the run is marked interrupted.
  */
@@ -857,7 +858,8 @@ static bool resend_after_death(runner *r, const slot *cur, uint32_t i, const slo
 
 /* Receives the answer to case i of `cur`.  A death inside a backend batch blames no case
  * yet: the worker is restarted, the batch's cases are asked for again, each alone, then the
- * rest, and case i's answer is awaited again.  False as worker_receive, or when the worker
+ * rest, and case i's answer is awaited again (if none dies alone, the last one's answer is
+ * the batch's death: worker_send_range_alone).  False as worker_receive, or when the worker
  * cannot be restarted. */
 static bool receive_answer(runner *r, const slot *cur, uint32_t i, const slot *next,
                            worker_answer *a, dmlc_error *err)

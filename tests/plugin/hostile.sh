@@ -1,15 +1,17 @@
 #!/bin/sh
-# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defect 1).  The hostile
-# plug-in (hostile_plugin.c: the reference plug-in, so every answer is right) with:
+# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defects 1 and 2).  The
+# hostile plug-in (hostile_plugin.c: the reference plug-in, so every answer is right) with:
 #   - write_past=N / write_before=N: stray bytes around an output are out_of_bounds_write, on
-#     every executed case, one by one and in batches, and `exec` says so too.
+#     every executed case, one by one and in batches, and `exec` says so too;
+#   - batch=crash / batch=hang: a batch of several cases dies, each case alone does not; the
+#     death is still one recorded failure of its kind, the run exits 1, the report is not
+#     CONFORMANT, and the printed failure ends with its replay line.
 # Usage: hostile.sh DMLCHECK HOSTILE_PLUGIN HOSTILE_BATCH_PLUGIN SOURCE_ROOT SQLITE3.  TAP.
 set -u
 dmlcheck=$1 plugin=$2 batch_plugin=$3 src=$4 sqlite=${5:-}
 . "$(dirname "$0")/../lib/cli_tap.sh"
 common="--cases 40 --seed 7 --max-elements 256 --shrink-budget 0"
 case_file=$src/corpus/conformance/argmax/argmax_spec_example1_columns.json
-no_sanitizer_report() { ! all_has "Sanitizer"; }
 q() { "$sqlite" "$tmp/db.sqlite" "$1"; }
 # Every executed case failed as KIND and none passed (skips: cases beyond the claims).
 every_case_is() {
@@ -42,4 +44,27 @@ check "exec_reports_a_write_past_the_output" eval 'rc_is 1 && all_has out_of_bou
 run exec --backend "plugin:$plugin,write_before=2" "$case_file"
 check "exec_reports_a_write_before_the_output" eval 'rc_is 1 && all_has "before the output"'
 
+# Defect 2: a death in a batch that does not recur alone.  150 cases are three batches (the
+# worker's batches hold at most 64 cases, within --batch's 128), each of which dies once.
+for death in crash hang; do
+    rm -f "$tmp/db.sqlite"
+    run run --backend "plugin:$batch_plugin,batch=$death" $common --cases 150 --case-timeout 300 \
+        --db "$tmp/db.sqlite"
+    check "batch_${death}_fails_the_run" rc_is 1
+    check "batch_${death}_is_printed_with_its_replay_line" replay_follows "$death"
+    check "batch_${death}_says_it_did_not_recur_alone" out_has "did not recur when each case was re-run alone"
+    if [ -n "$sqlite" ]; then
+        check "batch_${death}_is_recorded_on_one_case_of_each_batch" eval \
+            '[ "$(q "SELECT count(*) FROM results WHERE kind = '"'$death'"'
+                    AND detail LIKE '"'%did not recur%'"'")" -ge 2 ] &&
+             [ "$(q "SELECT count(*) FROM results WHERE verdict = '"'fail'"' AND kind != '"'$death'"'")" = 0 ] &&
+             [ "$(q "SELECT count(*) FROM cases")" = 150 ]'
+    else
+        skip "batch_${death}_is_recorded_on_one_case_of_each_batch" "no sqlite3 program"
+    fi
+    run report --db "$tmp/db.sqlite" --format md
+    check "batch_${death}_report_is_not_conformant" out_has "**NOT CONFORMANT**"
+done
+run run --backend "plugin:$plugin,batch=crash" $common --db "$tmp/alone.sqlite"
+check "batch_modes_leave_an_unbatched_plugin_healthy" rc_is 0
 finish
