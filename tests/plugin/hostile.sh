@@ -1,17 +1,20 @@
 #!/bin/sh
-# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defects 1 and 2).  The
+# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defects 1, 2 and 9).  The
 # hostile plug-in (hostile_plugin.c: the reference plug-in, so every answer is right) with:
 #   - write_past=N / write_before=N: stray bytes around an output are out_of_bounds_write, on
 #     every executed case, one by one and in batches, and `exec` says so too;
 #   - batch=crash / batch=hang: a batch of several cases dies, each case alone does not; the
 #     death is still one recorded failure of its kind, the run exits 1, the report is not
-#     CONFORMANT, and the printed failure ends with its replay line.
+#     CONFORMANT, and the printed failure ends with its replay line;
+#   - none of these: a run without failures is clean under UBSan too.
 # Usage: hostile.sh DMLCHECK HOSTILE_PLUGIN HOSTILE_BATCH_PLUGIN SOURCE_ROOT SQLITE3.  TAP.
 set -u
 dmlcheck=$1 plugin=$2 batch_plugin=$3 src=$4 sqlite=${5:-}
 . "$(dirname "$0")/../lib/cli_tap.sh"
 common="--cases 40 --seed 7 --max-elements 256 --shrink-budget 0"
 case_file=$src/corpus/conformance/argmax/argmax_spec_example1_columns.json
+# Nothing from AddressSanitizer or UndefinedBehaviorSanitizer (an ASan+UBSan build: TESTING.md).
+no_sanitizer_report() { ! all_has "Sanitizer" && ! all_has "runtime error:"; }
 q() { "$sqlite" "$tmp/db.sqlite" "$1"; }
 # Every executed case failed as KIND and none passed (skips: cases beyond the claims).
 every_case_is() {
@@ -67,4 +70,6 @@ for death in crash hang; do
 done
 run run --backend "plugin:$plugin,batch=crash" $common --db "$tmp/alone.sqlite"
 check "batch_modes_leave_an_unbatched_plugin_healthy" rc_is 0
+# Issue 23, defect 9: a run without families sorted a NULL list (UBSan: qsort's nonnull).
+check "a_run_without_failures_is_sanitizer_clean" no_sanitizer_report
 finish
