@@ -1,11 +1,13 @@
 #!/bin/sh
-# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defects 1, 2 and 9).  The
+# hostile.sh: a plug-in that misbehaves cannot hide it (issue 23, defects 1 to 3 and 9).  The
 # hostile plug-in (hostile_plugin.c: the reference plug-in, so every answer is right) with:
 #   - write_past=N / write_before=N: stray bytes around an output are out_of_bounds_write, on
 #     every executed case, one by one and in batches, and `exec` says so too;
 #   - batch=crash / batch=hang: a batch of several cases dies, each case alone does not; the
 #     death is still one recorded failure of its kind, the run exits 1, the report is not
 #     CONFORMANT, and the printed failure ends with its replay line;
+#   - unterminated=open|info|create|execute: a message buffer with no NUL is read only to its
+#     end (an ASan build reports any read past it on stderr; the test looks for that too);
 #   - none of these: a run without failures is clean under UBSan too.
 # Usage: hostile.sh DMLCHECK HOSTILE_PLUGIN HOSTILE_BATCH_PLUGIN SOURCE_ROOT SQLITE3.  TAP.
 set -u
@@ -72,4 +74,21 @@ run run --backend "plugin:$plugin,batch=crash" $common --db "$tmp/alone.sqlite"
 check "batch_modes_leave_an_unbatched_plugin_healthy" rc_is 0
 # Issue 23, defect 9: a run without families sorted a NULL list (UBSan: qsort's nonnull).
 check "a_run_without_failures_is_sanitizer_clean" no_sanitizer_report
+
+# Defect 3: unterminated messages.
+run run --backend "plugin:$plugin,unterminated=open" $common --db :memory:
+check "unterminated_open_message_is_cut_at_its_end" \
+    eval 'rc_is 2 && err_has "open failed: xxxxxxxx" && no_sanitizer_report'
+run run --backend "plugin:$plugin,unterminated=info" $common --db :memory:
+check "unterminated_info_is_cut_at_its_end" eval 'rc_is 0 && no_sanitizer_report'
+for call in create execute; do
+    for p in "$plugin" "$batch_plugin"; do
+        how=$([ "$p" = "$plugin" ] && echo alone || echo batched)
+        run run --backend "plugin:$p,unterminated=$call" $common --db :memory:
+        check "unterminated_${call}_message_${how}_is_a_backend_error" \
+            eval 'rc_is 1 && out_has "kind=backend_error" && ! out_has "kind=crash" && no_sanitizer_report'
+    done
+    run exec --backend "plugin:$plugin,unterminated=$call" "$case_file"
+    check "exec_unterminated_${call}_message" eval 'rc_is 1 && all_has xxxxxxxx && no_sanitizer_report'
+done
 finish
