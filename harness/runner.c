@@ -10,7 +10,8 @@
  *
  * Cases are checked through a session (session.h): a crash or hang is charged to the case
  * whose answer was due and the session asks a new worker again for what was lost; one that
- * ends a backend batch is charged to the case that dies when the batch's cases run alone.
+ * ends a backend batch is charged to the case that dies when the batch's cases run alone;
+ * when none does, the worker charges the batch's last case.
  * The stop flag is checked between batches and, through
  * the worker, every 100 ms while an answer is awaited: the case in flight and the rest of its
  * batch are dropped, what was recorded is committed, and the run is marked interrupted.

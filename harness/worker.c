@@ -69,6 +69,16 @@ typedef struct answer_header {
     uint64_t output_len, indices_len;
 } answer_header;
 
+/* A backend batch that died (worker_batch_lost) while its cases are re-run one by one
+ * (worker_send_range_alone).  If none of them dies alone, the death still happened: the
+ * re-run's last answer is charged with it (charge_lost_batch), so it is recorded. */
+typedef struct lost_batch {
+    mismatch_kind kind;         /* KIND_NONE: no lost batch awaits its re-run */
+    uint32_t count, left;       /* its cases; re-run answers still due */
+    uint64_t first;             /* its first case's index */
+    char how[160];              /* how the worker died during it */
+} lost_batch;
+
 struct worker {
     worker_config cfg;
     pid_t pid;
@@ -78,7 +88,9 @@ struct worker {
     bool interrupted;           /* the last wait ended on the stop flag */
     uint32_t batch_left;        /* answers still due from the announced backend batch */
     double batch_deadline_ms;   /* by when they are due */
+    unsigned batch_limit_ms;    /* the time that batch was given */
     uint32_t batch_lost;        /* the last death: cases of its batch without an answer */
+    lost_batch lost;
 };
 
 /* The statuses whose answers carry the outputs the backend wrote (run_status_has_outputs). */
@@ -439,6 +451,10 @@ bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *er
 
 bool worker_send_range_alone(worker *w, uint64_t first, uint32_t count, dmlc_error *err)
 {
+    if (w->lost.kind != KIND_NONE) { /* the re-run of the batch that died last */
+        w->lost.first = first;
+        w->lost.left = count;
+    }
     request r = { .magic = WIRE_MAGIC, .type = REQUEST_RANGE_ALONE, .count = count, .first = first };
     if (!pipe_write_all(w->to_child, &r, sizeof r))
         return err_set(err, "the worker stopped reading requests");
@@ -492,6 +508,7 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
 
 void worker_abandon(worker *w)
 {
+    w->lost = (lost_batch){ .kind = KIND_NONE };
     reap(w, true, NULL, 0);
     close_fd(&w->to_child);
     close_fd(&w->from_child);
@@ -512,12 +529,19 @@ unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c)
     return limit < UINT32_MAX ? (unsigned)limit : UINT32_MAX;
 }
 
+/* A death: of one case, or of a backend batch (then remembered in w->lost for its re-run;
+ * a death in that re-run has its culprit, so it forgets the batch). */
 static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind)
 {
     a->died = kind;
     w->batch_lost = w->batch_left;
     w->batch_left = 0;
-    if (kind == KIND_hang) {
+    if (kind == KIND_hang && w->batch_lost > 1) {
+        snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
+                 "once + %u us for each input element of the batch); worker killed",
+                 w->batch_limit_ms, w->cfg.case_timeout_ms, WORKER_CASE_US_PER_ELEMENT);
+        reap(w, true, NULL, 0);
+    } else if (kind == KIND_hang) {
         snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
                  "+ %u us for each of %llu input elements); worker killed",
                  worker_case_limit_ms(w->cfg.case_timeout_ms, c), w->cfg.case_timeout_ms,
@@ -526,9 +550,37 @@ static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind k
     } else {
         reap(w, false, a->message, sizeof a->message);
     }
+    w->lost = (lost_batch){ .kind = w->batch_lost > 1 ? kind : KIND_NONE, .count = w->batch_lost };
+    /* How it died takes a line; a rarely longer one is cut, not what is said after it. */
+    snprintf(w->lost.how, sizeof w->lost.how, "%.*s", (int)sizeof w->lost.how - 1, a->message);
     close_fd(&w->to_child);
     close_fd(&w->from_child);
     return true;
+}
+
+/* The last answer of a lost batch's one-by-one re-run, in which no case died: the batch's
+ * death becomes this case's (the batch's last).  A crash that needs its batch, or that does
+ * not come back, is exactly what a user must hear about, and the case's failure is what the
+ * run records, counts and reports. */
+static void charge_lost_batch(worker *w, worker_answer *a)
+{
+    const lost_batch *l = &w->lost;
+    uint64_t step = w->cfg.index_step ? w->cfg.index_step : 1;
+    gen_case_id first = { .version = GEN_VERSION, .seed = w->cfg.seed, .index = l->first };
+    gen_case_id last = first;
+    last.index = l->first + (uint64_t)(l->count - 1) * step;
+    char first_text[GEN_CASE_ID_SIZE], last_text[GEN_CASE_ID_SIZE];
+    double time_us = a->time_us;
+    worker_answer_free(a);
+    memset(a, 0, sizeof *a);
+    a->died = l->kind;
+    a->time_us = time_us;
+    snprintf(a->message, sizeof a->message, "%s, during a backend batch of %u cases, %s to %s; "
+             "it did not recur when each case was re-run alone, so the %s depends on the batch "
+             "or is flaky (charged to the batch's last case)", l->how, l->count,
+             gen_format_case_id(&first, first_text, sizeof first_text),
+             gen_format_case_id(&last, last_text, sizeof last_text), mismatch_kind_name(l->kind));
+    w->lost = (lost_batch){ .kind = KIND_NONE };
 }
 
 /* The worker had no memory for a case: its message, as an error that ends the run. */
@@ -566,6 +618,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
         if (h.status == WIRE_BATCH) {
             w->batch_left = (uint32_t)h.output_len;
             w->batch_deadline_ms = clock_ms() + (double)h.indices_len;
+            w->batch_limit_ms = (unsigned)h.indices_len;
         }
     } while (h.status == WIRE_BATCH);
     if (w->batch_left)
@@ -605,6 +658,8 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
         worker_answer_free(a);
         return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
     }
+    if (w->lost.left && --w->lost.left == 0 && w->lost.kind != KIND_NONE)
+        charge_lost_batch(w, a);
     return true;
 }
 

@@ -11,7 +11,8 @@
  * resends what was lost.  A backend that batches (backend_info.batches) gets consecutive
  * small cases of a range in one run_batch call; the child announces each batch before the
  * call, with the batch's time limit, so a death during it is reported as the batch's
- * (worker_batch_lost) and the caller runs its cases again one by one to find the culprit.  The child runs each case through check_run (check.h), the backend
+ * (worker_batch_lost) and the caller runs its cases again one by one to find the culprit; if
+ * none dies alone, the death is charged to the batch's last case.  The child runs each case through check_run (check.h), the backend
  * half of the one differential check, which also checks what a host backend could break: a
  * guard band around every output buffer (out_of_bounds_write) and the input bytes
  * (input_modified).  The parent judges the answer with check_judge.
@@ -62,7 +63,11 @@ bool worker_restart(worker *w, dmlc_error *err);
  * when 0), one answer each, in order. */
 bool worker_send_range(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
 /* As worker_send_range, but each case is its own backend call, never part of a batch: to
- * find the case to blame after a batch died (worker_batch_lost). */
+ * find the case to blame after a batch died (worker_batch_lost).  Sent right after that death
+ * for the batch's cases, it arms the batch's charge: if none of them dies alone, the answer
+ * to the last one arrives as the batch's death (died: crash or hang, as the batch died; the
+ * message says how, the batch's first and last case, and that it did not recur alone), so
+ * a death that needs its batch, or is flaky, is still one case's recorded failure. */
 bool worker_send_range_alone(worker *w, uint64_t first, uint32_t count, dmlc_error *err);
 /* Asks for one explicit case (shrinking); one answer. */
 bool worker_send_case(worker *w, const dml_case *c, dmlc_error *err);

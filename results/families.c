@@ -315,6 +315,14 @@ static int family_order(const void *pa, const void *pb)
     return (a->cases < b->cases) - (a->cases > b->cases);
 }
 
+/* Puts the list in family_order.  An empty list's items may be NULL, which qsort must not
+ * get even for 0 elements (its arguments are declared nonnull: UBSan reports it). */
+static void sort_families(family_list *l)
+{
+    if (l->count)
+        qsort(l->items, l->count, sizeof *l->items, family_order);
+}
+
 /* Joins each family whose every case another family's kind explains too (same operator family
  * and verdict) to that family: one bug, one row.  Smallest first, each to the largest family
  * that explains it and has not joined another; a family's kind is then that of most of its
@@ -361,7 +369,7 @@ static bool join_explained(const reader *rd, family_list *l)
         if (!joined[i])
             l->items[kept++] = l->items[i];
     l->count = kept;
-    qsort(l->items, l->count, sizeof *l->items, family_order);
+    sort_families(l);
     free(joined);
     free(own);
     return ok;
@@ -441,7 +449,7 @@ static bool join_by_needs(const reader *rd, family_list *l)
         }
     }
     if (ok)
-        qsort(l->items, l->count, sizeof *l->items, family_order);
+        sort_families(l);
     return ok;
 }
 

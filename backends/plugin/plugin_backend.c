@@ -151,11 +151,22 @@ void plugin_close(backend *b)
     free(b);
 }
 
+/* A message buffer of `size` bytes the plug-in filled, terminated at its last byte whatever
+ * the plug-in left there: plugin.h asks for a NUL within the size given, and a plug-in that
+ * ignores it must not make dmlcheck read past the buffer. */
+static const char *plugin_message(char *message, size_t size)
+{
+    message[size - 1] = 0;
+    return message;
+}
+
 /* Opens the checked table's context and reads its claims; closes b on failure. */
 static backend *start(backend *b, dmlc_error *err)
 {
     char message[1024] = "";
-    bool ok = b->api->open(b->args, &b->context, message, sizeof message) == DMLCHECK_OK
+    bool opened = b->api->open(b->args, &b->context, message, sizeof message) == DMLCHECK_OK;
+    plugin_message(message, sizeof message);
+    bool ok = opened
         || (b->linked ? err_set(err, "%s", message[0] ? message : "open failed")
                       : err_set(err, "plugin %s: open failed: %s", b->path,
                                 message[0] ? message : "(no message)"));
@@ -255,16 +266,22 @@ static bool guarded_alloc(guarded *g, const uint8_t *body, uint64_t bytes)
     return true;
 }
 
-/* The first overwritten guard byte, as "N bytes before/after the NAME buffer"; false if none. */
+/* True when a guard byte was overwritten; err then names the one farthest from the buffer
+ * before it, or the first one past its end.  (err_set returns false, the error convention, so
+ * its value is not this function's answer.) */
 static bool guard_broken(const guarded *g, const char *name, dmlc_error *err)
 {
+    for (uint64_t i = GUARD_BYTES; i-- > 0;)
+        if (g->block[GUARD_BYTES - 1 - i] != GUARD_BYTE) {
+            err_set(err, "wrote %" PRIu64 " byte(s) before the %s buffer", i + 1, name);
+            return true;
+        }
     for (uint64_t i = 0; i < GUARD_BYTES; i++)
-        if (g->block[GUARD_BYTES - 1 - i] != GUARD_BYTE)
-            return err_set(err, "wrote %" PRIu64 " byte(s) before the %s buffer", i + 1, name);
-    for (uint64_t i = 0; i < GUARD_BYTES; i++)
-        if (g->block[GUARD_BYTES + g->bytes + i] != GUARD_BYTE)
-            return err_set(err, "wrote byte %" PRIu64 " past the end of the %s buffer (%" PRIu64
-                           " bytes)", i, name, g->bytes);
+        if (g->block[GUARD_BYTES + g->bytes + i] != GUARD_BYTE) {
+            err_set(err, "wrote byte %" PRIu64 " past the end of the %s buffer (%" PRIu64
+                    " bytes)", i, name, g->bytes);
+            return true;
+        }
     return false;
 }
 
@@ -335,7 +352,7 @@ static run_status guarded_run_finish(guarded_run *g, dmlcheck_status s, const dm
                                      case_outputs *out, dmlc_error *err)
 {
     run_status status = RUN_BACKEND_ERROR;
-    const char *message = g->message;
+    const char *message = plugin_message(g->message, sizeof g->message);
     if (s == DMLCHECK_UNSUPPORTED)
         status = (err_set(err, "execute: unsupported within the plug-in's claims: %s", message),
                   RUN_UNSUPPORTED_CLAIMED);
@@ -421,10 +438,11 @@ static bool operator_ready(backend *b, const dml_case *c, void **op, run_status 
     if (c->must_reject) {
         dmlcheck_status s = b->api->create(b->context, &c->op_desc, c->feature_level, op,
                                            message, sizeof message);
-        *answer = must_reject_outcome(b, s, *op, message, err);
+        *answer = must_reject_outcome(b, s, *op, plugin_message(message, sizeof message), err);
         return false;
     }
     dmlcheck_status s = operator_for(b, c, op, message, sizeof message);
+    plugin_message(message, sizeof message);
     if (s == DMLCHECK_OK)
         return true;
     /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
@@ -532,8 +550,9 @@ void plugin_run_batch(backend *b, backend_batch_item *items, size_t count)
 void plugin_info(backend *b, backend_info *info)
 {
     memset(info, 0, sizeof *info);
-    snprintf(info->platform, sizeof info->platform, "%s", b->info.platform[0] ? b->info.platform
-                                                                             : b->api->name);
+    /* The plug-in's name is its own string: read no more of it than fits. */
+    snprintf(info->platform, sizeof info->platform, "%.*s", (int)sizeof info->platform - 1,
+             b->info.platform[0] ? b->info.platform : b->api->name);
     snprintf(info->device, sizeof info->device, "%s", b->info.device);
     /* "name version; driver", cut to fit (snprintf's truncation is the intent). */
     int n = snprintf(info->driver, sizeof info->driver, "%.40s %.24s", b->api->name, b->api->version);

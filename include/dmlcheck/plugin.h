@@ -151,7 +151,8 @@ typedef struct dmlcheck_plugin {
      * order or all at once.  No two entries' buffers overlap.  Return DMLCHECK_OK once every
      * entry has its status; any other return means the batch did not run, and dmlcheck runs
      * its entries one by one with execute.  A crash or hang costs the whole batch: dmlcheck
-     * then runs the batch's cases one by one in a fresh worker to find the one to blame. */
+     * then runs the batch's cases one by one in a fresh worker to find the one to blame; if
+     * none dies alone, the batch's last case is charged with the death. */
     dmlcheck_status (*execute_batch)(void *context, dmlcheck_batch_entry *const *entries,
                                      uint32_t count);
 } dmlcheck_plugin;

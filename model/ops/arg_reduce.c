@@ -136,7 +136,8 @@ static bool arg_reduce_from_desc(const void *desc, dml_case *c, dmlc_error *err)
         return err_set(err, "AxisCount is %u (Axes %s); a case holds at most %u axes", d->AxisCount,
                        d->Axes ? "set" : "NULL", DML_MAX_RANK);
     c->axis_count = d->AxisCount;
-    memcpy(c->axes, d->Axes, c->axis_count * sizeof c->axes[0]);
+    if (c->axis_count) /* no axes may come as Axes NULL, which memcpy must not get */
+        memcpy(c->axes, d->Axes, c->axis_count * sizeof c->axes[0]);
     c->direction = d->AxisDirection;
     return true;
 }

@@ -70,7 +70,8 @@ static bool collect(const char *dir, file_list *l)
 {
     if (!collect_dir(dir, l))
         return false;
-    qsort(l->paths, l->count, sizeof *l->paths, compare_paths);
+    if (l->count) /* an empty folder leaves paths NULL, which qsort must not get */
+        qsort(l->paths, l->count, sizeof *l->paths, compare_paths);
     return true;
 }
 
