@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+
 #define RING_SLOTS 1024 /* cases in flight; a full ring makes the caller wait */
 #define ITEM_TEXT 1024  /* inline room for a row's strings; longer rows use the heap */
 #define WAKE_AFTER 64   /* a sleeping writer is woken once this many rows wait (or at a commit) */
@@ -43,13 +45,6 @@ struct recorder {
     dmlc_error err;         /* the writer's first error */
     double wait_seconds;
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool apply_item(store *db, const item *it, dmlc_error *err)
 {
@@ -123,13 +118,13 @@ recorder *recorder_start(store *db, dmlc_error *err)
 static bool wait_for_slot(recorder *rec, dmlc_error *err)
 {
     if (rec->head - rec->tail == RING_SLOTS && !rec->failed) {
-        double t0 = now_seconds();
+        double t0 = clock_seconds();
         rec->caller_waits = true;
         pthread_cond_signal(&rec->queued);
         while (rec->head - rec->tail == RING_SLOTS && !rec->failed)
             pthread_cond_wait(&rec->applied, &rec->lock);
         rec->caller_waits = false;
-        rec->wait_seconds += now_seconds() - t0;
+        rec->wait_seconds += clock_seconds() - t0;
     }
     if (rec->failed && err)
         *err = rec->err;
@@ -204,13 +199,13 @@ bool recorder_drain(recorder *rec, dmlc_error *err)
 {
     pthread_mutex_lock(&rec->lock);
     if (rec->head != rec->tail) {
-        double t0 = now_seconds();
+        double t0 = clock_seconds();
         rec->caller_waits = true;
         pthread_cond_signal(&rec->queued);
         while (rec->head != rec->tail)
             pthread_cond_wait(&rec->applied, &rec->lock);
         rec->caller_waits = false;
-        rec->wait_seconds += now_seconds() - t0;
+        rec->wait_seconds += clock_seconds() - t0;
     }
     bool ok = !rec->failed;
     if (!ok && err)

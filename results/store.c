@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "case_id.h"
+#include "clock.h"
 
 /* Generated from results/schema.sql by the build (meson custom_target). */
 extern const char store_schema_sql[];
@@ -129,13 +130,6 @@ static const migration migrations[] = {
          "PRAGMA user_version = 4;" },
     { 0, NULL }, /* sentinel */
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool sql_fail(store *s, dmlc_error *err, const char *what)
 {
@@ -390,9 +384,9 @@ static bool step_done(store *s, statement_id id, const char *what, dmlc_error *e
 
 static bool run_plain(store *s, statement_id id, const char *what, dmlc_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     bool ok = step_done(s, id, what, err);
-    s->seconds += now_seconds() - t0;
+    s->seconds += clock_seconds() - t0;
     return ok;
 }
 
@@ -455,7 +449,7 @@ static int64_t find_device(store *s, const char *backend, const backend_info *in
 bool store_run_device(store *s, int64_t run_id, const char *backend, const backend_info *info,
                       int64_t *device_id, dmlc_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     int rc;
     *device_id = find_device(s, backend, info, &rc);
     if (rc == SQLITE_DONE) {
@@ -466,7 +460,7 @@ bool store_run_device(store *s, int64_t run_id, const char *backend, const backe
             return false;
         *device_id = find_device(s, backend, info, &rc);
     }
-    s->seconds += now_seconds() - t0;
+    s->seconds += clock_seconds() - t0;
     if (rc != SQLITE_ROW)
         return sql_fail(s, err, "looking up the device");
     sqlite3_stmt *link = s->stmt[STMT_RUN_SET_DEVICE];
@@ -520,7 +514,7 @@ bool store_batch_commit(store *s, dmlc_error *err)
 
 bool store_case(store *s, const store_case_row *r, dmlc_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     sqlite3_stmt *st = s->stmt[STMT_CASE_INSERT];
     sqlite3_bind_int64(st, 1, r->run_id);
     bind_u64(st, 2, r->case_index);
@@ -556,7 +550,7 @@ bool store_case(store *s, const store_case_row *r, dmlc_error *err)
         bind_text(st, 9, r->also_kinds);
         ok = step_done(s, STMT_RESULT_INSERT, "recording a result", err);
     }
-    s->seconds += now_seconds() - t0;
+    s->seconds += clock_seconds() - t0;
     return ok;
 }
 
@@ -649,7 +643,7 @@ bool store_representative_better(const char *candidate, uint64_t candidate_eleme
 bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *is_new,
                      dmlc_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     sqlite3_stmt *find = s->stmt[STMT_SIGNATURE_FIND];
     bind_signature_key(find, r);
     int rc = sqlite3_step(find);
@@ -668,7 +662,7 @@ bool store_signature(store *s, const store_signature_row *r, int64_t *id, bool *
     else
         ok = signature_insert(s, r, id, err);
     *is_new = !found;
-    s->seconds += now_seconds() - t0;
+    s->seconds += clock_seconds() - t0;
     return ok;
 }
 
