@@ -192,6 +192,7 @@ static void usage(FILE *f)
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
+        "                    [--no-diagnose]\n"
         "                    [--shrink-time SECONDS] [--reference-timeout MS]\n"
         "                    [--until-verdict] [--min-cases N] [--max-cases N]\n\n"
         "Generates cases SEED:0, SEED:1, ..., runs each on the reference and on the backend,\n"
@@ -235,7 +236,9 @@ static void usage(FILE *f)
         "  --batch N             cases per worker request (default 128)\n"
         "  --shrink-budget N     backend runs spent minimizing each new signature (default 300)\n"
         "  --shrink-time S       seconds all shrinking may take (default 60); candidates past\n"
-        "                        it are not run, the families left keep their first case\n\n"
+        "                        it are not run, the families left keep their first case\n"
+        "  --no-diagnose         do not probe each new family's root cause after shrinking\n"
+        "                        (docs/DIAGNOSIS.md); its rows keep their generic kind\n\n"
         "Ctrl-C (SIGINT) or SIGTERM stops the run within about a second, even in the middle of a\n"
         "long case: the case in flight is dropped, every case checked before it is committed, and\n"
         "the run is stored as interrupted (its report says INCOMPLETE RUN).\n\n"
@@ -297,7 +300,7 @@ int cmd_run(int argc, char **argv)
         { "batch", required_argument, NULL, 'b' },   { "shrink-budget", required_argument, NULL, 'S' },
         { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
         { "until-verdict", no_argument, NULL, 'U' }, { "min-cases", required_argument, NULL, 'm' },
-        { "max-cases", required_argument, NULL, 'M' },
+        { "max-cases", required_argument, NULL, 'M' }, { "no-diagnose", no_argument, NULL, 'G' },
         { "shard", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
@@ -325,6 +328,7 @@ int cmd_run(int argc, char **argv)
         case 'S': ok = parse_count(optarg, &v) && v < 1000000; o.shrink_budget = (unsigned)v; break;
         case 'W': ok = parse_count(optarg, &v) && v <= 86400; o.shrink_seconds = (double)v; break;
         case 'U': until_verdict = true; break;
+        case 'G': o.diagnose = false; break;
         case 'm': ok = parse_count(optarg, &v) && v > 0 && v <= 1000000; rule.min_cases = (unsigned)v; break;
         case 'M': ok = parse_count(optarg, &rule.max_cases) && rule.max_cases > 0; break;
         case 'K': ok = runner_parse_shard(&o, optarg, &err); break;

@@ -7,6 +7,7 @@
  *   run_options.c  runner_options: defaults, the replay arguments, the options JSON
  *   run_record.c   a judged case as a row, a new signature as a row and its live line
  *   run_shrink.c   after the loop: re-checking new families, shrinking their first cases
+ *   run_diagnose.c after shrinking: each new family's root cause, confirmed by probing
  *   run_summary.c  the progress line and the summary
  *   run_coverage.c --dry-run: the generator's coverage, no backend
  */
@@ -15,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "recorder.h"
@@ -49,6 +51,8 @@ typedef struct seen_signature {
     DML_FEATURE_LEVEL feature_level;
     uint64_t count;         /* in this run */
     bool nondeterministic;  /* its first case passed when run again */
+    dml_case *shrunk;       /* its family's shrunk case (run_shrink.c), or NULL */
+    bool diagnosed;         /* run_diagnose.c asked the backend about it */
 } seen_signature;
 
 typedef struct runner {
@@ -95,6 +99,14 @@ bool runner_same_family(const seen_signature *a, const seen_signature *b);
 /* run_shrink.c: after the loop. */
 bool runner_recheck_new_families(runner *r, dmlc_error *err);
 bool runner_shrink_new_signatures(runner *r, dmlc_error *err);
+
+/* run_diagnose.c: after shrinking. */
+/* Kinds read from the outputs: a cause predicts outputs, so only these can be diagnosed (a
+ * crash, a hang, a refusal or a write out of bounds is what it is). */
+bool runner_kind_diagnosable(mismatch_kind kind);
+bool runner_diagnose_new_families(runner *r, dmlc_error *err);
+/* Frees what the run kept of its signatures. */
+void runner_free_signatures(runner *r);
 
 /* run_summary.c */
 void runner_clear_progress(runner *r);

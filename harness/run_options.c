@@ -29,6 +29,7 @@ void runner_options_default(runner_options *o)
     o->open_timeout_ms = 300000;
     o->shrink_budget = 300;
     o->shrink_seconds = 60;
+    o->diagnose = true;
     o->out = stdout;
 }
 
@@ -173,6 +174,8 @@ char *runner_options_json(const runner_options *o)
         json_decref(j);
         j = NULL;
     }
+    if (j && !o->diagnose) /* recorded only when off: runs before diagnosis read the same */
+        json_object_set_new(j, "diagnose", json_false());
     /* A shard names itself as `dmlcheck merge` combines shards: {"count":N,"indices":[K]}. */
     if (j && o->shard_count)
         json_object_set_new(j, "shard", json_pack("{s:I, s:[I]}", "count", (json_int_t)o->shard_count,

@@ -143,9 +143,12 @@ static void print_signature_line(runner *r, const slot_case *sc, uint64_t index,
     const dml_case *c = &sc->c;
     char name[GEN_CASE_ID_SIZE];
     runner_case_name(r->o->seed, index, name);
-    fprintf(r->o->out, "%s %s kind=%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
+    /* A kind read from one element is a guess until probing confirms the root cause. */
+    bool suspected = r->o->diagnose && runner_kind_diagnosable(res->j.kind);
+    fprintf(r->o->out, "%s %s kind=%s%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
             "dist=%s case=%s\n", is_new ? "new-signature" : "signature",
-            verdict_name(res->j.verdict), mismatch_kind_name(res->j.kind), op_table[c->op].name,
+            verdict_name(res->j.verdict), mismatch_kind_name(res->j.kind),
+            suspected ? " (suspected)" : "", op_table[c->op].name,
             fl_name(c->feature_level), dtype_name(c->input.type), dtype_name(c->output.type),
             c->indices.present ? dtype_name(c->indices.type) : "-", gen_layout_name(sc->info.layout),
             gen_distribution_name(sc->info.dist), name);

@@ -151,6 +151,11 @@ bool runner_shrink_new_signatures(runner *r, dmlc_error *err)
                 fails_same_way(&x, &small, &first);
         }
         ok = json && store_signature_shrunk(r->db, s->id, json, first, err);
+        if (ok && (s->shrunk = malloc(sizeof *s->shrunk))) { /* diagnosis asks about it */
+            *s->shrunk = small;
+            case_link(s->shrunk); /* its descriptors point into the struct */
+        } else
+            case_free(&small);
         char name[GEN_CASE_ID_SIZE];
         if (ok && !r->o->quiet)
             fprintf(r->o->out, "shrunk signature %" PRId64 " (case %s): %" PRIu64
@@ -161,7 +166,6 @@ bool runner_shrink_new_signatures(runner *r, dmlc_error *err)
         free(json);
         free(first);
         case_outputs_free(&expected);
-        case_free(&small);
         case_free(&c);
         if (!ok)
             return err->msg[0] ? false : err_set(err, "out of memory shrinking a case");

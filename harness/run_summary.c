@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cause.h"
 #include "clock.h"
 #include "error.h"
 #include "families.h"
@@ -44,6 +45,20 @@ void runner_show_progress(runner *r, bool force)
     r->progress_shown = true;
 }
 
+/* The family's root cause: confirmed by probing, or undiagnosed (probed, and no cause of the
+ * catalogue explained the answers); nothing when it was not probed. */
+static void print_root_cause(FILE *f, const family *fam)
+{
+    const cause *c = fam->cause[0] ? cause_find(fam->cause) : NULL;
+    if (c)
+        fprintf(f, "    root cause: %s, confirmed by probing: %s\n", c->id, c->sentence);
+    else if (fam->cause[0]) /* a cause of a newer catalogue */
+        fprintf(f, "    root cause: %s, confirmed by probing\n", fam->cause);
+    else if (fam->diagnosed)
+        fprintf(f, "    root cause: undiagnosed (no cause of the catalogue explains its probes; "
+                "the kind above is a guess from its first difference)\n");
+}
+
 /* One line per family of this run (families.h), with what its failures need and the
  * command that replays its smallest case. */
 static void print_families(runner *r)
@@ -67,6 +82,7 @@ static void print_families(runner *r)
                 fam->signatures, fam->signatures == 1 ? "" : "s", fam->needs[0] ? "; needs: " : "",
                 fam->needs, fam->elements, replay_case_line(replay, sizeof replay,
                 runner_case_name(r->o->seed, fam->case_index, name), r->replay_args));
+        print_root_cause(f, fam);
         if (fam->shrunk_case) {
             char line[RUNNER_REPLAY_LINE_MAX], number[24];
             snprintf(number, sizeof number, "%zu", i + 1);

@@ -321,7 +321,8 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
             ok = false;
         }
         ok = ok && (report->interrupted
-                    || (runner_recheck_new_families(&r, err) && runner_shrink_new_signatures(&r, err)));
+                    || (runner_recheck_new_families(&r, err) && runner_shrink_new_signatures(&r, err)
+                        && runner_diagnose_new_families(&r, err)));
         report->store_seconds = store_seconds(r.db);
         session_stop(r.s); /* the worker is reaped now, so its CPU time is counted below */
         r.s = NULL;
@@ -347,7 +348,7 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
     session_stop(r.s);
     store_close(r.db);
     sigaction(SIGPIPE, &old_pipe, NULL);
-    free(r.sigs);
+    runner_free_signatures(&r);
     return code;
 }
 

@@ -51,6 +51,8 @@ typedef struct runner_options {
     unsigned open_timeout_ms;    /* opening the backend */
     unsigned shrink_budget;      /* candidate runs per new signature; 0: no shrinking */
     double shrink_seconds;       /* shrinking stops starting new signatures after this long */
+    bool diagnose;               /* after shrinking, each new family's root cause is probed
+                                  * (diagnose.h); default on, --no-diagnose turns it off */
     bool progress;               /* a \r progress line (on a terminal) */
     bool quiet;                  /* no per-signature lines and no summary (tests) */
     FILE *out;                   /* where lines go (stdout) */

@@ -27,6 +27,7 @@ struct session {
     size_t head, count, cap;
     bool broken;       /* the backend could not be opened again: nothing more runs */
     bool abandoned;    /* the worker was killed on purpose: start a new one before asking */
+    uint64_t probes;   /* asked by session_diagnose */
 };
 
 void session_case_free(session_case *sc)
@@ -270,4 +271,40 @@ session_status session_check(session *s, const dml_case *c, session_case *out, d
     }
     check_judge(c, &out->oracle, &out->answer, &s->cfg.check, &out->result);
     return SESSION_JUDGED;
+}
+
+/* ---- Diagnosis ---------------------------------------------------------------------- */
+
+/* A probe through session_check: the backend's outputs when it ran the probe (a refusal, an
+ * error or a death is an answer too: it did not run).  False only when asking failed. */
+static bool ask_probe(void *ctx, const dml_case *probe, probe_answer *got, dmlc_error *err)
+{
+    session *s = ctx;
+    session_case sc;
+    session_status status = session_check(s, probe, &sc, err);
+    s->probes++;
+    bool ok = status == SESSION_JUDGED || status == SESSION_NOT_CHECKED;
+    const check_answer *a = &sc.answer;
+    got->ran = status == SESSION_JUDGED && a->died == KIND_NONE && a->status == RUN_OK;
+    if (got->ran) {
+        memcpy(got->outputs.output, a->outputs.output, got->outputs.output_bytes);
+        if (got->outputs.indices)
+            memcpy(got->outputs.indices, a->outputs.indices, got->outputs.indices_bytes);
+    }
+    if (status == SESSION_STOPPED)
+        err_set(err, "stopped while diagnosing");
+    session_case_free(&sc);
+    return ok && !s->broken;
+}
+
+bool session_diagnose(session *s, const dml_case *failing, uint64_t seed, diagnosis *d,
+                      dmlc_error *err)
+{
+    diagnose_options opt = { .exec = s->cfg.check.exec, .seed = seed };
+    return diagnose_case(failing, &opt, ask_probe, s, d, err);
+}
+
+uint64_t session_probes_asked(const session *s)
+{
+    return s->probes;
 }

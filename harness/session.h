@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "case.h"
 #include "check.h"
+#include "diagnose.h"
 #include "gen.h"
 #include "oracle_guard.h"
 #include "worker.h"
@@ -89,6 +90,16 @@ void session_request(session *s, uint64_t first, uint32_t count);
  * *index gets the case's index. */
 session_status session_receive(session *s, const dml_case *c, const check_oracle *oracle,
                                check_answer *a, check_result *r, uint64_t *index, dmlc_error *err);
+/* Diagnoses a failing case (diagnose.h) by asking the backend its probes through the session,
+ * each checked as session_check checks a case; probes are judged by the session's NaN policy.
+ * seed picks the probes' values (a hash of the case's id: the same case, the same probes).
+ * *d is filled (diagnosis_free it, also after a failure).  False with err when asking failed
+ * (a stop, a backend that cannot be opened again, memory). */
+bool session_diagnose(session *s, const dml_case *failing, uint64_t seed, diagnosis *d,
+                      dmlc_error *err);
+/* Probes asked by session_diagnose since the session started. */
+uint64_t session_probes_asked(const session *s);
+
 /* Kills the worker at once: what was owed will not come (a stop, or an oracle that failed
  * while the worker was busy).  The next request or check starts a new one. */
 void session_abandon(session *s);

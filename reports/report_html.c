@@ -360,10 +360,8 @@ static void html_cells(FILE *out, char cells[][REPORT_CELL_SIZE], unsigned n)
 static void html_families(const report_model *m, FILE *out)
 {
     const family_list *fl = &m->families;
-    fprintf(out, "<section id=\"families\">\n<h2>Families: one bug, one row</h2>\n<p>A family "
-                 "is the failures of one operator family with one kind and verdict, whatever their "
-                 "levels, types, layouts and values; <i>needs</i> is what sets its failures apart "
-                 "from the operators' other judged cases.</p>\n");
+    fprintf(out, "<section id=\"families\">\n<h2>Families: one bug, one row</h2>\n<p>%s</p>\n",
+            report_family_intro);
     if (!fl->count) {
         fprintf(out, "<p>None.</p>\n</section>\n");
         return;

@@ -214,10 +214,7 @@ static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
 static void md_families(const report_model *m, size_t limit, FILE *out)
 {
     const family_list *fl = &m->families;
-    fprintf(out, "## Families: one bug, one row\n\nA family is the failures of one operator "
-                 "family with one kind and verdict, whatever their levels, types, layouts and "
-                 "values; *needs* is what sets its failures apart from the operators' other "
-                 "judged cases.\n\n");
+    fprintf(out, "## Families: one bug, one row\n\n%s\n\n", report_family_intro);
     if (!fl->count) {
         fprintf(out, "None.\n\n");
         return;

@@ -258,6 +258,11 @@ const char *report_family_exec_command(const report_signature *s, size_t i, char
 /* The rows both renderers print as tables: what each column says has one home here, how
  * a cell is escaped and laid out is the renderer's.  Cells are plain text. */
 #define REPORT_CELL_SIZE 512
+/* What a family is, one paragraph both formats print (plain text: no markup to escape). */
+extern const char *const report_family_intro;
+/* A family's root cause as its row names it: the confirmed cause's id, "undiagnosed (KIND)"
+ * when probing confirmed none, the kind alone when it was not probed.  Returns buf. */
+const char *report_family_cause_text(const family *f, char *buf, size_t size);
 #define REPORT_FAMILY_COLUMNS 7
 extern const char *const report_family_head[REPORT_FAMILY_COLUMNS];
 /* #, status, operators, kind, cases, signatures, needs of family index i. */

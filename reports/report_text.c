@@ -67,8 +67,26 @@ const char *report_family_status(const report_model *m, const family *f)
     return "expected";
 }
 
+const char *const report_family_intro =
+    "A family is one root cause: the failures that probing the backend confirmed as one cause "
+    "of the catalogue (docs/DIAGNOSIS.md), whatever their operators, kinds, levels, types, "
+    "layouts and values. Failures no cause explains are grouped by operator family, kind and "
+    "verdict, and their root cause says undiagnosed. Needs is what sets a family's failures "
+    "apart from the operators' other judged cases.";
+
+const char *report_family_cause_text(const family *f, char *buf, size_t size)
+{
+    if (f->cause[0])
+        snprintf(buf, size, "%s", f->cause);
+    else if (f->diagnosed)
+        snprintf(buf, size, "undiagnosed (%s)", f->kind);
+    else
+        snprintf(buf, size, "%s", f->kind);
+    return buf;
+}
+
 const char *const report_family_head[REPORT_FAMILY_COLUMNS] = {
-    "#", "Status", "Operators", "Kind", "Cases", "Signatures", "Needs",
+    "#", "Status", "Operators", "Root cause", "Cases", "Signatures", "Needs",
 };
 
 void report_family_cells(const report_model *m, size_t i,
@@ -78,7 +96,7 @@ void report_family_cells(const report_model *m, size_t i,
     snprintf(cells[0], REPORT_CELL_SIZE, "%zu", i + 1);
     snprintf(cells[1], REPORT_CELL_SIZE, "%s", report_family_status(m, f));
     snprintf(cells[2], REPORT_CELL_SIZE, "%s", f->op);
-    snprintf(cells[3], REPORT_CELL_SIZE, "%s", f->kind);
+    report_family_cause_text(f, cells[3], REPORT_CELL_SIZE);
     snprintf(cells[4], REPORT_CELL_SIZE, "%" PRIu64, f->cases);
     snprintf(cells[5], REPORT_CELL_SIZE, "%" PRIu64, f->signatures);
     snprintf(cells[6], REPORT_CELL_SIZE, "%s", f->needs[0] ? f->needs : "-");

@@ -49,15 +49,17 @@ static const struct {
 };
 
 /* Each takes the reader's module expression (reader.module_of) for its %s.  ?3 is the
- * family's module ("*": every operator), ?4 its kinds (",a,b,"), ?5 its verdict. */
+ * family's module ("*": every operator), ?4 its kinds (",a,b,"), ?5 its verdicts (",fail,":
+ * one; a root cause's row may hold both). */
+#define IN_VERDICTS(column) "instr(?5, ',' || " column " || ',') > 0"
 #define FROM_JUDGED                                                                          \
     " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
     " AND (?3 = '*' OR %s = ?3) AND r.verdict IN ('pass', 'fail', 'unspecified')"
 #define IN_KINDS(column) "instr(?4, ',' || " column " || ',') > 0"
 #define FROM_FAMILY                                                                          \
     " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
-    " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND r.verdict = ?5"
-#define IS_HIT "(" IN_KINDS("r.kind") " AND r.verdict = ?5)"
+    " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict")
+#define IS_HIT "(" IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict") ")"
 /* Kinds the harness sees in the worker process, whichever operator ran: one family each. */
 #define PROCESS_KINDS "('crash', 'hang')"
 
@@ -70,6 +72,7 @@ typedef struct reader {
     bool has_nondeterministic;     /* signatures.nondeterministic exists (schema 3) */
     bool has_shrunk_mismatch;      /* signatures.shrunk_mismatch exists (schema 4) */
     bool has_also_kinds;           /* results.also_kinds exists (schema 4) */
+    bool has_cause;                /* signatures.cause and .diagnosis exist (schema 5) */
 } reader;
 
 /* "CASE c.op WHEN 'ARGMIN' THEN 'arg_reduce' ... END" (of `column`), and the operators of a
@@ -109,7 +112,7 @@ static sqlite3_stmt *prepare(const reader *rd, const char *sql, const family *f)
     if (f) {
         sqlite3_bind_text(s, 3, f->module, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 4, f->kinds, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 5, f->verdict, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, f->verdicts, -1, SQLITE_STATIC);
     }
     return s;
 }
@@ -258,13 +261,16 @@ static bool describe(const reader *rd, family *f)
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT s.shrunk_case, %s FROM signatures s"
              " WHERE s.shrunk_case IS NOT NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind")
-             " AND s.verdict = ?5"
+             " AND " IN_VERDICTS("s.verdict")
              " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2"
-             " ORDER BY length(s.shrunk_case) LIMIT 1",
+             /* Of the family's own verdict and kind first: its shrunk case fails as it says. */
+             " ORDER BY s.verdict = ?6 DESC, s.kind = ?7 DESC, length(s.shrunk_case) LIMIT 1",
              rd->has_shrunk_mismatch ? "s.shrunk_mismatch" : "NULL", rd->module_of_signature);
     s = failed ? NULL : prepare(rd, sql, f);
     if (!s)
         return false;
+    sqlite3_bind_text(s, 6, f->verdict, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 7, f->kind, -1, SQLITE_STATIC);
     if (step(rd, s, &failed)) {
         f->shrunk_case = strdup(text_at(s, 0));
         f->shrunk_mismatch = sqlite3_column_type(s, 1) == SQLITE_NULL ? NULL : strdup(text_at(s, 1));
@@ -273,7 +279,7 @@ static bool describe(const reader *rd, family *f)
     }
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures s WHERE s.nondeterministic = 1"
-             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND s.verdict = ?5"
+             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND " IN_VERDICTS("s.verdict")
              " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2", rd->module_of_signature);
     s = failed || !rd->has_nondeterministic ? NULL : prepare(rd, sql, f);
     if (s && step(rd, s, &failed))
@@ -348,6 +354,7 @@ static bool join_explained(const reader *rd, family_list *l)
             family *g = &l->items[j];
             bool yes = false;
             if (j == i || joined[j] || strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict)
+                || strcmp(g->cause, f->cause)
                 || (host < l->count && l->items[host].cases >= g->cases))
                 continue;
             ok = all_explained_by(rd, f, g->kind, &yes);
@@ -416,7 +423,8 @@ static bool telling_needs(const char *needs)
  * needs (and maybe more), or one of a root-cause kind that needs exactly what g needs. */
 static bool same_bug_by_needs(const family *f, const family *g)
 {
-    if (strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict) || weak_kind(g)
+    if (strcmp(g->module, f->module) || strcmp(g->verdict, f->verdict) || strcmp(g->cause, f->cause)
+        || weak_kind(g)
         || !telling_needs(g->needs) || !needs_include(f->needs, g->needs))
         return false;
     return weak_kind(f) || needs_include(g->needs, f->needs);
@@ -436,6 +444,85 @@ static bool join_by_needs(const reader *rd, family_list *l)
                 continue;
             strcat(g->kinds, f->kinds + 1);
             g->cases += f->cases;
+            free(g->shrunk_case);
+            free(g->shrunk_mismatch);
+            g->shrunk_case = g->shrunk_mismatch = NULL;
+            g->needs[0] = g->breakdown[0] = 0;
+            ok = describe(rd, g);
+            free(f->shrunk_case);
+            free(f->shrunk_mismatch);
+            memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
+            l->count--;
+            break;
+        }
+    }
+    if (ok)
+        sort_families(l);
+    return ok;
+}
+
+/* The root cause confirmed by probing for f's signatures (the one most of its diagnosed
+ * signatures have), "" when none was; f->diagnosed when any of them was diagnosed at all. */
+static bool read_cause(const reader *rd, family *f)
+{
+    if (!rd->has_cause)
+        return true;
+    char sql[1400];
+    snprintf(sql, sizeof sql, "SELECT s.cause, COUNT(*) FROM signatures s WHERE s.diagnosis IS NOT"
+             " NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND " IN_VERDICTS("s.verdict")
+             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2 GROUP BY s.cause"
+             " ORDER BY s.cause IS NULL, COUNT(*) DESC, s.cause LIMIT 1", rd->module_of_signature);
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    bool failed = false;
+    if (!s)
+        return false;
+    if (step(rd, s, &failed)) {
+        f->diagnosed = true;
+        snprintf(f->cause, sizeof f->cause, "%s", text_at(s, 0));
+    }
+    sqlite3_finalize(s);
+    return !failed;
+}
+
+/* "A, B" of two "/"-joined operator lists, each operator once. */
+static void join_operators(char *into, size_t size, const char *more)
+{
+    char item[48];
+    for (const char *at = more; *at;) {
+        size_t len = strcspn(at, "/");
+        snprintf(item, sizeof item, "%.*s", (int)len, at);
+        bool have = false;
+        for (const char *p = strstr(into, item); p && !have; p = strstr(p + 1, item))
+            have = (p == into || p[-1] == '/') && (p[len] == 0 || p[len] == '/');
+        if (!have && strlen(into) + len + 2 < size)
+            snprintf(into + strlen(into), size - strlen(into), "/%s", item);
+        at += len + (at[len] == '/');
+    }
+}
+
+/* Families whose signatures probing confirmed as the same root cause are one bug: one row,
+ * across operator families (a shared compare touches ARGMAX and MAX_POOLING2 alike) and
+ * verdicts (its NaN cases are unspecified, its others judged).  The larger family hosts; its
+ * smallest case and needs are read again over the whole. */
+static bool join_by_cause(const reader *rd, family_list *l)
+{
+    bool ok = true;
+    for (size_t i = l->count; ok && i-- > 0;) {
+        family *f = &l->items[i];
+        for (size_t j = 0; f->cause[0] && j < i; j++) { /* larger and judged families first */
+            family *g = &l->items[j];
+            if (strcmp(g->cause, f->cause) || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+                continue;
+            strcat(g->kinds, f->kinds + 1);
+            if (!strstr(g->verdicts, f->verdict))
+                snprintf(g->verdicts + strlen(g->verdicts), sizeof g->verdicts - strlen(g->verdicts),
+                         "%s,", f->verdict);
+            if (strcmp(g->module, f->module)) {
+                snprintf(g->module, sizeof g->module, "*");
+                join_operators(g->op, sizeof g->op, f->op);
+            }
+            g->cases += f->cases;
+            g->nondeterministic |= f->nondeterministic;
             free(g->shrunk_case);
             free(g->shrunk_mismatch);
             g->shrunk_case = g->shrunk_mismatch = NULL;
@@ -484,14 +571,15 @@ static bool has_column(reader *rd, const char *table, const char *name, bool *ha
 
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false };
+    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
     char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
     /* Columns of schema versions 3 and 4; report reads older files too. */
     if (!has_column(&rd, "signatures", "nondeterministic", &rd.has_nondeterministic)
         || !has_column(&rd, "signatures", "shrunk_mismatch", &rd.has_shrunk_mismatch)
-        || !has_column(&rd, "results", "also_kinds", &rd.has_also_kinds))
+        || !has_column(&rd, "results", "also_kinds", &rd.has_also_kinds)
+        || !has_column(&rd, "signatures", "cause", &rd.has_cause))
         return false;
     *out = (family_list){ 0 };
     snprintf(sql, sizeof sql, "SELECT CASE WHEN r.kind IN " PROCESS_KINDS " THEN '*' ELSE %s END"
@@ -517,13 +605,16 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         snprintf(f->kind, sizeof f->kind, "%s", text_at(s, 1));
         snprintf(f->kinds, sizeof f->kinds, ",%s,", f->kind);
         snprintf(f->verdict, sizeof f->verdict, "%s", text_at(s, 2));
+        snprintf(f->verdicts, sizeof f->verdicts, ",%s,", f->verdict);
         f->cases = (uint64_t)sqlite3_column_int64(s, 3);
     }
     sqlite3_finalize(s);
+    for (size_t i = 0; !failed && i < out->count; i++)
+        failed = !read_cause(&rd, &out->items[i]);
     failed = failed || !join_explained(&rd, out);
     for (size_t i = 0; !failed && i < out->count; i++)
         failed = !describe(&rd, &out->items[i]);
-    failed = failed || !join_by_needs(&rd, out);
+    failed = failed || !join_by_needs(&rd, out) || !join_by_cause(&rd, out);
     if (failed)
         families_free(out);
     return !failed;

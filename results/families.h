@@ -1,6 +1,8 @@
 /*
- * families.h: one bug, one row.  A signature splits one bug by feature level, data types,
- * layout and value distribution (a planted ARGMIN-ignores-DECREASING bug made 748 of them in
+ * families.h: one bug, one row.  A root cause that probing confirmed (diagnose.h) is the key:
+ * its signatures are one family whatever their operators, kinds and verdicts.  Failures no
+ * cause explains are grouped as before.  A signature splits one bug by feature level, data
+ * types, layout and value distribution (a planted ARGMIN-ignores-DECREASING bug made 748 of them in
  * 10,000 cases); a family is what is left of it: the operator family (ARGMIN/ARGMAX share
  * their code in every implementation seen so far), the kind and the verdict, with
  * the few case features its failures need, found by comparing the family's failing cases
@@ -29,7 +31,14 @@ typedef struct family {
      * another family's kind explains too (results.also_kinds) is that family: a +0 taken from
      * the padding, which a real +0 in the window could also have been, is the padding bug. */
     char kinds[200];
-    char verdict[16];     /* "fail" or "unspecified" */
+    char verdict[16];     /* "fail" or "unspecified": the worst of its cases */
+    char verdicts[32];    /* every verdict of its cases, ",fail,unspecified," (a root cause's
+                           * row may hold judged and unspecified cases) */
+    /* The root cause probing confirmed (diagnose/causes.def id; schema version 5), "" when
+     * none: undiagnosed (diagnosed true: probed, no cause explained it) or not probed.
+     * Families of one cause are one row, whatever operators and kinds it touched. */
+    char cause[48];
+    bool diagnosed;
     uint64_t cases;       /* the family's cases in the runs read */
     uint64_t signatures;  /* distinct signatures among them */
     /* The smallest failing case (fewest input elements, then lowest index). */

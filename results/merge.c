@@ -71,8 +71,8 @@ typedef enum merge_stmt {
     "backend, device_id, op, feature_level, input_type, output_type, indices_type, layout,"  \
     " distribution, kind, verdict, count, first_seen_run, first_seen_at, last_seen_run,"      \
     " last_seen_at, representative, rep_elements, first_mismatch, shrunk_case, replay,"       \
-    " nondeterministic, shrunk_mismatch"
-#define SIGNATURE_COLUMN_COUNT 23
+    " nondeterministic, shrunk_mismatch, cause, diagnosis"
+#define SIGNATURE_COLUMN_COUNT 25
 #define RUN_COLUMNS                                                                           \
     "started_at, finished_at, elapsed_s, seed, options, command_line, git_revision,"          \
     " dmlcheck_version, host, backend, device_id, nan_policy, strict, cases_requested,"       \
@@ -152,8 +152,8 @@ static const char *const merge_sql[M_COUNT] = {
         "SELECT s.backend, dm.dst, s.op, s.feature_level, s.input_type, s.output_type,"
         " s.indices_type, s.layout, s.distribution, s.kind, s.verdict, s.count, rf.dst,"
         " s.first_seen_at, rl.dst, s.last_seen_at, s.representative, s.rep_elements,"
-        " s.first_mismatch, s.shrunk_case, s.replay, s.nondeterministic, s.shrunk_mismatch"
-        " FROM src.signatures s"
+        " s.first_mismatch, s.shrunk_case, s.replay, s.nondeterministic, s.shrunk_mismatch,"
+        " s.cause, s.diagnosis FROM src.signatures s"
         " LEFT JOIN temp.merge_device_map dm ON dm.src = s.device_id"
         " JOIN temp.merge_run_map rf ON rf.src = s.first_seen_run"
         " JOIN temp.merge_run_map rl ON rl.src = s.last_seen_run ORDER BY s.id",
@@ -164,12 +164,13 @@ static const char *const merge_sql[M_COUNT] = {
         " AND layout = ?8 AND distribution = ?9 AND kind = ?10 AND verdict = ?11",
     [M_SIGNATURE_INSERT] =
         "INSERT INTO main.signatures (" SIGNATURE_COLUMNS ") VALUES"
-        " (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)",
+        " (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,"
+        " ?24,?25)",
     [M_SIGNATURE_UPDATE] =
         "UPDATE main.signatures SET count = ?12, first_seen_run = ?13, first_seen_at = ?14,"
         " last_seen_run = ?15, last_seen_at = ?16, representative = ?17, rep_elements = ?18,"
         " first_mismatch = ?19, shrunk_case = ?20, replay = ?21, nondeterministic = ?22,"
-        " shrunk_mismatch = ?23 WHERE id = ?24",
+        " shrunk_mismatch = ?23, cause = ?24, diagnosis = ?25 WHERE id = ?26",
     /* Each signature's first case: its first run, the lowest index there. */
     [M_RENUMBER] =
         "CREATE TEMP TABLE merge_first AS SELECT c.run_id, c.op, c.feature_level, c.input_type,"
@@ -341,11 +342,12 @@ static const char *text_of(sqlite3_stmt *st, int col)
 }
 
 /* Writes the combination of the stored signature (row `have`, columns from 1 as in
- * SIGNATURE_COLUMNS) and src's (`add`, columns from 0) into update's ?12..?23. */
+ * SIGNATURE_COLUMNS) and src's (`add`, columns from 0) into update's ?12..?25: a confirmed
+ * root cause wins over none (a diagnosis whatever its outcome over no diagnosis). */
 static void bind_combined(sqlite3_stmt *update, sqlite3_stmt *have, sqlite3_stmt *add)
 {
     enum { COUNT = 11, FIRST_RUN, FIRST_AT, LAST_RUN, LAST_AT, REP, REP_ELEMENTS, FIRST_MISMATCH,
-           SHRUNK, REPLAY, NONDETERMINISTIC, SHRUNK_MISMATCH, COLUMNS };
+           SHRUNK, REPLAY, NONDETERMINISTIC, SHRUNK_MISMATCH, CAUSE, DIAGNOSIS, COLUMNS };
     sqlite3_bind_int64(update, COUNT + 1, sqlite3_column_int64(have, COUNT + 1)
                                           + sqlite3_column_int64(add, COUNT));
     bool add_first = strcmp(text_of(add, FIRST_AT), text_of(have, FIRST_AT + 1)) < 0;
@@ -356,8 +358,10 @@ static void bind_combined(sqlite3_stmt *update, sqlite3_stmt *have, sqlite3_stmt
                                                (uint64_t)sqlite3_column_int64(have, REP_ELEMENTS + 1));
     const char *shrunk_have = text_of(have, SHRUNK + 1), *shrunk_add = text_of(add, SHRUNK);
     bool add_shrunk = shrunk_add && (!shrunk_have || strlen(shrunk_add) < strlen(shrunk_have));
+    bool add_cause = (!text_of(have, CAUSE + 1) && text_of(add, CAUSE))
+        || (!text_of(have, DIAGNOSIS + 1) && text_of(add, DIAGNOSIS));
     struct { int col; bool from_add; } pick[] = {
-        { FIRST_RUN, add_first }, { FIRST_AT, add_first }, { LAST_RUN, add_last },
+        { CAUSE, add_cause }, { DIAGNOSIS, add_cause }, { FIRST_RUN, add_first }, { FIRST_AT, add_first }, { LAST_RUN, add_last },
         { LAST_AT, add_last }, { REP, add_rep }, { REP_ELEMENTS, add_rep },
         { FIRST_MISMATCH, add_rep }, { SHRUNK, add_shrunk }, { REPLAY, add_rep },
         { SHRUNK_MISMATCH, add_shrunk },

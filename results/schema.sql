@@ -31,7 +31,7 @@
 --   * Times are UTC ISO-8601 text ('2024-05-01T12:34:56Z'); durations are numbers.
 --   * JSON columns hold compact JSON text; read them with json_extract / json_each.
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- One row per `dmlcheck run`.  A second run on the same file appends a new row.
 CREATE TABLE runs (
@@ -187,9 +187,14 @@ CREATE TABLE signatures (
     replay          TEXT NOT NULL,   -- 'dmlcheck replay gN:SEED:INDEX --backend ...'
     nondeterministic INTEGER NOT NULL DEFAULT 0, -- 1: its first case of a run passed when run
                                      -- again (a race, an uninitialised read: news too)
-    shrunk_mismatch TEXT             -- (version 4) JSON as results.first_mismatch, of the
+    shrunk_mismatch TEXT,            -- (version 4) JSON as results.first_mismatch, of the
                                      -- backend's answer at shrunk_case: what its drawing
                                      -- marks.  NULL before version 4 or when not shrunk
+    cause           TEXT,            -- (version 5) the root cause diagnosis confirmed by
+                                     -- probing (diagnose/causes.def id); NULL: not diagnosed,
+                                     -- or undiagnosed (diagnosis then holds the evidence)
+    diagnosis       TEXT             -- (version 5) diagnosis_json: the probes asked, what the
+                                     -- spec, the cause and the backend said; NULL: not diagnosed
 );
 CREATE UNIQUE INDEX signatures_key ON signatures(
     backend, ifnull(device_id, 0), op, feature_level, input_type, output_type,

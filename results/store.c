@@ -73,7 +73,8 @@ extern const char store_schema_sql[];
       "UPDATE signatures SET representative = ?, rep_elements = ?, first_mismatch = ?,"       \
       " replay = ? WHERE id = ?")                                                             \
     X(SIGNATURE_SHRUNK, "UPDATE signatures SET shrunk_case = ?, shrunk_mismatch = ? WHERE id = ?")              \
-    X(SIGNATURE_NONDETERMINISTIC, "UPDATE signatures SET nondeterministic = 1 WHERE id = ?")
+    X(SIGNATURE_NONDETERMINISTIC, "UPDATE signatures SET nondeterministic = 1 WHERE id = ?")   \
+    X(SIGNATURE_DIAGNOSED, "UPDATE signatures SET cause = ?, diagnosis = ? WHERE id = ?")
 
 typedef enum statement_id {
 #define X(id, sql) STMT_##id,
@@ -128,6 +129,10 @@ static const migration migrations[] = {
          "ALTER TABLE results ADD COLUMN nan_policies INTEGER;"
          "ALTER TABLE results ADD COLUMN also_kinds TEXT;"
          "PRAGMA user_version = 4;" },
+    /* 5: a signature's root cause, confirmed by probing the backend, and the evidence. */
+    { 4, "ALTER TABLE signatures ADD COLUMN cause TEXT;"
+         "ALTER TABLE signatures ADD COLUMN diagnosis TEXT;"
+         "PRAGMA user_version = 5;" },
     { 0, NULL }, /* sentinel */
 };
 
@@ -683,6 +688,16 @@ bool store_signature_shrunk(store *s, int64_t id, const char *case_json, const c
     return run_plain(s, STMT_SIGNATURE_SHRUNK, "storing a shrunk case", err);
 }
 
+bool store_signature_diagnosis(store *s, int64_t id, const char *cause, const char *diagnosis_json,
+                               dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_DIAGNOSED];
+    bind_text(st, 1, cause);
+    bind_text(st, 2, diagnosis_json);
+    sqlite3_bind_int64(st, 3, id);
+    return run_plain(s, STMT_SIGNATURE_DIAGNOSED, "storing a diagnosis", err);
+}
+
 /* ---- Where a case came from (replay --db) ------------------------------------------- */
 
 /* The runs with seed ?1 that recorded case index ?2, best first, by the file's schema
@@ -701,6 +716,7 @@ static const char *const origin_sql[STORE_SCHEMA_VERSION + 1] = {
     [2] = ORIGIN_SQL_SINCE_V2,
     [3] = ORIGIN_SQL_SINCE_V2,
     [4] = ORIGIN_SQL_SINCE_V2,
+    [5] = ORIGIN_SQL_SINCE_V2,
 };
 
 static void copy_column(sqlite3_stmt *st, int col, char *buf, size_t size)

@@ -18,7 +18,7 @@
 #include "error.h"
 
 /* The schema version this binary writes (schema.sql's PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 typedef struct store store;
 
@@ -118,6 +118,10 @@ bool store_signature(store *s, const store_signature_row *row, int64_t *id, bool
  * it (check_first_json; NULL when it did not differ when run for the record). */
 bool store_signature_shrunk(store *s, int64_t id, const char *case_json, const char *mismatch_json,
                             dmlc_error *err);
+/* Stores the diagnosis of a signature's case: the confirmed root cause's id (NULL:
+ * undiagnosed) and the evidence (diagnosis_json). */
+bool store_signature_diagnosis(store *s, int64_t id, const char *cause, const char *diagnosis_json,
+                               dmlc_error *err);
 /* Marks signature id nondeterministic: a case of it passed when run again. */
 bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err);
 

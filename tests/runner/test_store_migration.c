@@ -128,7 +128,7 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, s && store_found_version(s) == 1, "a version-1 database opens and migrates (%s)",
            s ? "opened" : err.msg);
     store_close(s);
-    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "4"),
+    tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "5"),
            "it is at schema version %s now", a);
     tap_ok(t, !strcmp(query_text(db, runs_columns, a, sizeof a), query_text(fresh, runs_columns, b, sizeof b)),
            "migrated runs columns are a fresh database's: %s", a);
@@ -137,10 +137,13 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, !strcmp(query_text(db, signature_columns, a, sizeof a),
                       query_text(fresh, signature_columns, b, sizeof b)),
            "migrated signatures columns are a fresh database's (3: nondeterministic; "
-           "4: shrunk_mismatch)");
+           "4: shrunk_mismatch; 5: cause, diagnosis)");
     tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(shrunk_mismatch, 'NULL') FROM signatures", a,
                                  sizeof a), "NULL"),
            "the old signature has no first difference at a shrunk case: %s", a);
+    tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(cause, 'NULL') || ifnull(diagnosis, 'NULL')"
+                                     " FROM signatures", a, sizeof a), "NULLNULL"),
+           "the old signature was never diagnosed: %s", a);
     tap_ok(t, !strcmp(query_text(db, result_columns, a, sizeof a), query_text(fresh, result_columns, b, sizeof b)),
            "migrated results columns are a fresh database's (4: nan_policies)");
     tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(nan_policies, 'NULL') FROM results WHERE case_id = 1",
