@@ -397,20 +397,21 @@ bool report_load_verdicts(report_model *m, const char *path, int64_t run_id, dml
 static bool expectation_from_json(json_t *o, report_expectation *e, size_t i, dmlc_error *err)
 {
     static const char *const keys[] = { "device", "op", "input", "output", "indices", "layout",
-                                        "distribution", "kind", "reason" };
+                                        "distribution", "kind", "cause", "reason" };
     char **fields[] = { &e->device, &e->op, &e->input, &e->output, &e->indices, &e->layout,
-                        &e->distribution, &e->kind, &e->reason };
+                        &e->distribution, &e->kind, &e->cause, &e->reason };
+    enum { KEYS = sizeof keys / sizeof keys[0] };
     if (!json_is_object(o))
         return err_set(err, "expectations[%zu]: must be an object", i);
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
         size_t k = 0;
-        while (k < 9 && strcmp(key, keys[k]))
+        while (k < KEYS && strcmp(key, keys[k]))
             k++;
-        if (k == 9)
+        if (k == KEYS)
             return err_set(err, "expectations[%zu].%s: unknown field (fields: device, op, input, "
-                           "output, indices, layout, distribution, kind, reason)", i, key);
+                           "output, indices, layout, distribution, kind, cause, reason)", i, key);
         if (!json_is_string(v))
             return err_set(err, "expectations[%zu].%s: must be a string", i, key);
         if (!(*fields[k] = report_strdup(json_string_value(v))))

@@ -60,7 +60,7 @@ static void run_free(report_run *r)
 static void expectation_free(report_expectation *e)
 {
     char **fields[] = { &e->device, &e->op, &e->input, &e->output, &e->indices, &e->layout,
-                        &e->distribution, &e->kind, &e->reason };
+                        &e->distribution, &e->kind, &e->cause, &e->reason };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
 }
@@ -416,11 +416,34 @@ static bool device_matches(const report_model *m, const char *pattern)
     return false;
 }
 
+const family *report_model_family_of(const report_model *m, const report_signature *s)
+{
+    const char *verdict = s->unspecified ? ",unspecified," : ",fail,";
+    for (size_t i = 0; s->op < OP_COUNT && i < m->families.count; i++) {
+        const family *f = &m->families.items[i];
+        if (family_has(f, op_table[s->op].module_name, s->kind) && strstr(f->verdicts, verdict))
+            return f;
+    }
+    return NULL;
+}
+
+/* An expectation's cause pattern against the root cause of s's family ("" when none was
+ * confirmed, which only a missing pattern matches). */
+static bool cause_matches(const report_model *m, const char *pattern, const report_signature *s)
+{
+    if (!pattern)
+        return true;
+    const family *f = report_model_family_of(m, s);
+    return f && f->cause[0] && pattern_matches(pattern, f->cause);
+}
+
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s)
 {
     for (size_t i = 0; i < m->expectation_count; i++) {
         const report_expectation *e = &m->expectations[i];
+        if (!cause_matches(m, e->cause, s))
+            continue;
         bool op_ok = s->op < OP_COUNT && (pattern_matches(e->op, op_table[s->op].name)
                                           || pattern_matches(e->op, op_table[s->op].stem));
         if (op_ok && type_matches(e->input, s->input) && type_matches(e->output, s->output)
@@ -636,8 +659,10 @@ static void mark_cells(report_model *m, const report_model *base)
             c->mark = REPORT_MARK_NONE;
         else if (!b || b->n.passed + b->n.failed == 0)
             c->mark = REPORT_MARK_NEW;
-        else if (cell_fails(b) && !cell_fails(c))
+        else if (cell_fails(b) && !cell_fails(c) && c->n.passed >= m->min_cases)
             c->mark = REPORT_MARK_FIXED;
+        else if (cell_fails(b) && !cell_fails(c)) /* too few passes to call it fixed */
+            c->mark = REPORT_MARK_NONE;
         else if (!cell_fails(b) && cell_fails(c))
             /* A cell failing only by known bugs is declared, not regressed: it never reads
              * "expected failure" and REGRESSED at once. */
@@ -683,15 +708,52 @@ static void mark_nan_prints(report_model *m, const report_model *base)
     }
 }
 
+/* Whether two families are one bug: the same confirmed root cause or, neither confirmed,
+ * the same operator family, kind and verdict. */
+static bool same_bug(const family *a, const family *b)
+{
+    if (a->cause[0] || b->cause[0])
+        return !strcmp(a->cause, b->cause);
+    return !strcmp(a->module, b->module) && !strcmp(a->kind, b->kind)
+           && !strcmp(a->verdict, b->verdict);
+}
+
+/* Whether signature s of `of` is a bug `in` has too: its own signature there or, since a
+ * seed's draws split one bug into other signatures, its family's bug. */
+static bool bug_known(const report_model *of, const report_signature *s, const report_model *in)
+{
+    for (size_t j = 0; j < in->signature_count; j++)
+        if (same_signature(s, &in->signatures[j]))
+            return true;
+    const family *f = report_model_family_of(of, s);
+    for (size_t j = 0; f && j < in->families.count; j++)
+        if (same_bug(f, &in->families.items[j]))
+            return true;
+    return false;
+}
+
+/* How many families of `of` are no bug of `in`. */
+static size_t bugs_missing_from(const report_model *of, const report_model *in)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < of->families.count; i++) {
+        bool found = false;
+        for (size_t j = 0; j < in->families.count && !found; j++)
+            found = same_bug(&of->families.items[i], &in->families.items[j]);
+        n += !found;
+    }
+    return n;
+}
+
 bool report_model_compare(report_model *m, const report_model *base, dmlc_error *err)
 {
     mark_cells(m, base);
     mark_nan_prints(m, base);
+    m->bugs_new = bugs_missing_from(m, base);
+    m->bugs_gone = bugs_missing_from(base, m);
     for (size_t i = 0; i < m->signature_count; i++) {
         report_signature *s = &m->signatures[i];
-        bool known = false;
-        for (size_t j = 0; j < base->signature_count && !known; j++)
-            known = same_signature(s, &base->signatures[j]);
+        bool known = bug_known(m, s, base);
         uint64_t judged, failed;
         signature_cells(base, s, &judged, &failed);
         /* New to the baseline: a regression where the baseline ran those types cleanly. */
@@ -700,13 +762,12 @@ bool report_model_compare(report_model *m, const report_model *base, dmlc_error 
     }
     for (size_t j = 0; j < base->signature_count; j++) {
         const report_signature *b = &base->signatures[j];
-        bool still = false;
-        for (size_t i = 0; i < m->signature_count && !still; i++)
-            still = same_signature(b, &m->signatures[i]);
+        bool still = bug_known(base, b, m);
         uint64_t judged, failed;
         signature_cells(m, b, &judged, &failed);
-        /* Fixed only where this run judged the same types; otherwise it was not retested. */
-        if (still || judged == 0 || b->unspecified)
+        /* Fixed only where this run judged the same types at least --min-cases times, without
+         * a failure; otherwise it was not retested enough to say. */
+        if (still || judged - failed < m->min_cases || b->unspecified)
             continue;
         report_signature *g = GROW(m, gone, gone);
         if (!g || !signature_copy(g, b))

@@ -183,10 +183,12 @@ typedef struct report_cell_failure {
 } report_cell_failure;
 
 /* A known driver bug: when every pattern matches (fnmatch; NULL matches anything), a
- * signature is "expected" instead of failing. */
+ * signature is "expected" instead of failing.  `cause` names a root cause (diagnose/
+ * causes.def): it matches the signatures of the family probing confirmed as that cause,
+ * whatever seed drew them, so an expectation by cause holds on any seed. */
 typedef struct report_expectation {
     char *device;  /* matched against "platform / device / driver" of the run */
-    char *op, *input, *output, *indices, *layout, *distribution, *kind;
+    char *op, *input, *output, *indices, *layout, *distribution, *kind, *cause;
     char *reason;  /* shown in the report, e.g. "PoCL issue #1234" */
 } report_expectation;
 
@@ -203,6 +205,9 @@ typedef struct report_model {
     report_coverage *coverage; size_t coverage_count, coverage_cap;
     report_signature *signatures; size_t signature_count, signature_cap;
     family_list families;   /* one row per bug (families.h), judged failures first */
+    /* Against a baseline: families (bugs: a root cause, or an undiagnosed family's operator
+     * family, kind and verdict) this run has and the baseline not, and the other way round. */
+    size_t bugs_new, bugs_gone;
     /* Baseline signatures that no longer occur (mark FIXED); listed for the reader. */
     report_signature *gone; size_t gone_count, gone_cap;
     report_cell_failure *cell_failures; size_t cell_failure_count, cell_failure_cap;
@@ -275,6 +280,8 @@ extern const char *const report_nan_head[REPORT_NAN_COLUMNS];
 unsigned report_nan_cells(const report_model *m, size_t i,
                           char cells[REPORT_NAN_COLUMNS][REPORT_CELL_SIZE]);
 
+/* The family (one bug) a signature belongs to, or NULL. */
+const family *report_model_family_of(const report_model *m, const report_signature *s);
 /* Which expectation (if any) names this signature for the runs of the model. */
 const report_expectation *report_model_expectation_for(const report_model *m,
                                                        const report_signature *s);

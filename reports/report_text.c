@@ -31,8 +31,10 @@ const char *report_baseline_counts(const report_model *m, char *buf, size_t size
     if (!m->baseline)
         snprintf(buf, size, "%s", "");
     else
-        snprintf(buf, size, "%zu regression%s, %zu fixed (cells); %zu signature%s new, %zu gone",
-                 regressed, regressed == 1 ? "" : "s", fixed, fresh, fresh == 1 ? "" : "s",
+        snprintf(buf, size, "%zu regression%s, %zu fixed (cells); %zu bug%s new, %zu gone "
+                 "(families: by root cause where probing confirmed one); %zu signature%s new, "
+                 "%zu gone", regressed, regressed == 1 ? "" : "s", fixed, m->bugs_new,
+                 m->bugs_new == 1 ? "" : "s", m->bugs_gone, fresh, fresh == 1 ? "" : "s",
                  m->gone_count);
     return buf;
 }
