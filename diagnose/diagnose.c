@@ -29,7 +29,7 @@ typedef struct drawn {
     dml_case probe;
     case_outputs spec;
     case_outputs predicted[CAUSE_COUNT];
-    uint32_t predicts, differs;
+    uint64_t predicts, differs;
 } drawn;
 
 static void drawn_free(drawn *w)
@@ -57,7 +57,7 @@ static bool spec_answer(const dml_case *c, const exec_options *exec, case_output
 
 /* Rivals' predictions for w->probe, after checking that the variant oracle with no hook is
  * the reference here (else no prediction on this probe is trusted: false). */
-static bool predict_all(drawn *w, uint32_t rivals, const exec_options *exec)
+static bool predict_all(drawn *w, uint64_t rivals, const exec_options *exec)
 {
     static const scan_variant spec_variant = { 0 };
     case_outputs check = { 0 };
@@ -69,16 +69,16 @@ static bool predict_all(drawn *w, uint32_t rivals, const exec_options *exec)
         if (!((rivals >> k) & 1)
             || !scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
             continue;
-        w->predicts |= 1u << k;
+        w->predicts |= 1ull << k;
         if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
-            w->differs |= 1u << k;
+            w->differs |= 1ull << k;
     }
     return trusted;
 }
 
 /* How many rivals predict something other than cause h on w (h's prediction must differ
  * from the spec, else -1: the probe cannot tell h from the spec). */
-static int parting_score(const drawn *w, size_t h, uint32_t rivals)
+static int parting_score(const drawn *w, size_t h, uint64_t rivals)
 {
     if (!((w->differs >> h) & 1))
         return -1;
@@ -93,7 +93,7 @@ static int parting_score(const drawn *w, size_t h, uint32_t rivals)
 
 /* One draw of cause h's probe into w (shape, values, spec, predictions); false when memory
  * runs out or no probe of h can be shaped from the failing case (err says which). */
-static bool draw_once(const dml_case *failing, size_t h, uint32_t rivals, const diagnose_options *opt,
+static bool draw_once(const dml_case *failing, size_t h, uint64_t rivals, const diagnose_options *opt,
                       uint64_t stream, drawn *w, dmlc_error *err)
 {
     const cause *c = cause_catalogue[h];
@@ -114,10 +114,10 @@ static bool draw_once(const dml_case *failing, size_t h, uint32_t rivals, const 
 
 /* The best of DRAWS_PER_PROBE draws for cause h into best; false when none parts h from the
  * spec (best left empty) or shaping failed. */
-static bool draw_probe(const dml_case *failing, size_t h, unsigned attempt, uint32_t rivals,
+static bool draw_probe(const dml_case *failing, size_t h, unsigned attempt, uint64_t rivals,
                        const diagnose_options *opt, drawn *best, dmlc_error *err)
 {
-    int best_score = -1, all = __builtin_popcount(rivals) - 1;
+    int best_score = -1, all = __builtin_popcountll(rivals) - 1;
     *best = (drawn){ 0 };
     for (unsigned k = 0; k < DRAWS_PER_PROBE && best_score < all; k++) {
         drawn w;
@@ -157,7 +157,7 @@ static bool ask_probe(drawn *w, size_t h, probe_ask ask, void *ctx, diagnosis *d
         return err_prefix(err, "asking a probe for %s", r->built_for->id);
     for (size_t k = 0; r->got.ran && k < CAUSE_COUNT; k++)
         if (((r->predicts >> k) & 1) && same_outputs(&r->probe, &r->predicted[k], &r->got.outputs))
-            r->holds |= 1u << k;
+            r->holds |= 1ull << k;
     return true;
 }
 
@@ -195,12 +195,12 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
     for (size_t k = 0; k < CAUSE_COUNT; k++) {
         if (!cause_applies(cause_catalogue[k], failing))
             continue;
-        d->rivals |= 1u << k;
+        d->rivals |= 1ull << k;
         case_outputs predicted = { 0 };
         dmlc_error why;
         if (scan_predict(&cause_catalogue[k]->variant, failing, exec, &predicted, &why)
             && !same_outputs(failing, &predicted, &spec))
-            d->candidates |= 1u << k;
+            d->candidates |= 1ull << k;
         case_outputs_free(&predicted);
     }
     case_outputs_free(&spec);
@@ -213,7 +213,7 @@ static unsigned sole_explanations(const diagnosis *d, size_t h)
     unsigned n = 0;
     for (unsigned i = 0; i < d->probe_count; i++) {
         const diagnosis_probe *r = &d->probes[i];
-        bool alone = (r->holds & d->rivals) == 1u << h;
+        bool alone = (r->holds & d->rivals) == 1ull << h;
         n += alone && ((r->differs >> h) & 1);
     }
     return n;
