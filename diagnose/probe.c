@@ -233,15 +233,25 @@ static uint64_t buffer_elements(const dml_case *probe)
     return case_tensor_bytes(&probe->input) / dtype_size(probe->input.type);
 }
 
-void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
+/* Every buffer element from a prefix of the pool, each value times `orientation`. */
+static void fill_oriented(prng *p, dml_case *probe, const double *pool, size_t n, double orientation)
 {
-    double orientation = probe_orientation(probe);
     uint64_t count = buffer_elements(probe);
     size_t used = 1 + (size_t)prng_below(p, n);
     for (uint64_t e = 0; e < count; e++) {
         double v = pool[prng_below(p, used)] * orientation;
         dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
     }
+}
+
+void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
+{
+    fill_oriented(p, probe, pool, n, probe_orientation(probe));
+}
+
+void probe_fill_values(prng *p, dml_case *probe, const double *pool, size_t n)
+{
+    fill_oriented(p, probe, pool, n, 1.0);
 }
 
 void probe_fill_distinct(prng *p, dml_case *probe)
