@@ -27,6 +27,7 @@ static bool windows_inside_too(dml_case *probe)
 {
     UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof sizes);
+    sizes[0] = sizes[1] = 1; /* N = C = 1: the budget goes to the planes, which shrinking keeps */
     for (unsigned s = 0; s < probe->spatial_count; s++) {
         UINT dilated = (probe->window[s] - 1) * probe->dilations[s] + 1;
         UINT want = probe->start_padding[s] + dilated * 2;
@@ -129,12 +130,16 @@ static uint64_t index_within_plane(const scan_env *e, const scan_item *winner)
     return winner->index % plane_elements(e->seen);
 }
 
-/* At least two channels, so most winners lie past the first plane. */
+/* At least three channels, so most winners lie past the first plane, and planes larger than
+ * a window, so an index within the plane is not one within the window
+ * (pool_index_within_window). */
 static bool two_channels(dml_case *probe)
 {
+    if (!windows_inside_too(probe))
+        return false;
     UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof(UINT) * probe->input.rank);
-    sizes[1] = sizes[1] < 3 ? 3 : sizes[1];
+    sizes[1] = 3;
     return probe_resize(probe, sizes);
 }
 
@@ -178,7 +183,8 @@ const cause cause_pool_index_within_window = {
                 "WindowSize), not its flat index over the whole input",
     .families = CAUSE_POOLING,
     .variant = { .index_of = window_position_index },
-    .plan = { .indices = PROBE_INDICES_ADD, .fill = probe_fill_distinct },
+    /* Planes larger than a window: else the position in the window is the one in the plane. */
+    .plan = { .indices = PROBE_INDICES_ADD, .shape = windows_inside_too, .fill = probe_fill_distinct },
 };
 
 /* ---- pool_index_from_output_strides ------------------------------------------------- */
