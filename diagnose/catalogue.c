@@ -16,8 +16,8 @@ const cause *const cause_catalogue[CAUSE_COUNT] = {
 #undef CAUSE
 };
 
-/* Masks of candidates and rivals are 32-bit words. */
-_Static_assert(CAUSE_COUNT <= 32, "a diagnosis keeps its causes in 32-bit masks");
+/* Masks of candidates and rivals are 64-bit words. */
+_Static_assert(CAUSE_COUNT <= 64, "a diagnosis keeps its causes in 64-bit masks");
 
 const cause *cause_find(const char *id)
 {

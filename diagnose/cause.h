@@ -23,6 +23,8 @@ enum { CAUSE_ARG_REDUCE = 1u << 0, CAUSE_POOLING = 1u << 1 };
 typedef enum probe_layout {
     PROBE_PACKED,   /* no strides */
     PROBE_STRIDED,  /* dimensions stored in reverse order, elements two apart */
+    PROBE_BROADCAST, /* PROBE_STRIDED with the largest dimension at stride 0 (broadcast), the
+                      * buffer large enough for the tensor packed as well */
 } probe_layout;
 
 /* What the probe does with pooling's optional indices tensor. */
@@ -34,7 +36,11 @@ typedef enum probe_indices {
 
 typedef struct probe_plan {
     probe_layout input_layout, output_layout;
+    probe_layout indices_layout; /* pooling's indices tensor (PROBE_BROADCAST: not valid) */
     probe_indices indices;
+    /* Pooling outputs of the ceil size (SEMANTICS D8) on every spatial axis that allows one;
+     * false: the floor size. */
+    bool ceil_output;
     /* Input elements a probe may have: 0 for PROBE_ELEMENTS (probe.h); more for a cause that
      * only sizes past a limit show. */
     uint64_t max_elements;

@@ -21,6 +21,10 @@
 
 /* Value draws tried per probe, keeping the one that parts the cause from most rivals. */
 #define DRAWS_PER_PROBE 24
+/* Draws for a cause whose probes are large (max_elements past PROBE_ELEMENTS): each draw
+ * costs every rival's scan of tens of thousands of elements, and their values are planted
+ * where only that cause's prediction moves. */
+#define DRAWS_PER_LARGE_PROBE 4
 /* Probes asked for one candidate at most (a draw may find no probe that parts it). */
 #define PROBES_PER_CAUSE (DIAGNOSE_CONFIRMATIONS + 1)
 
@@ -29,7 +33,7 @@ typedef struct drawn {
     dml_case probe;
     case_outputs spec;
     case_outputs predicted[CAUSE_COUNT];
-    uint32_t predicts, differs;
+    uint64_t predicts, differs;
 } drawn;
 
 static void drawn_free(drawn *w)
@@ -55,9 +59,23 @@ static bool spec_answer(const dml_case *c, const exec_options *exec, case_output
     return true;
 }
 
-/* Rivals' predictions for w->probe, after checking that the variant oracle with no hook is
- * the reference here (else no prediction on this probe is trusted: false). */
-static bool predict_all(drawn *w, uint32_t rivals, const exec_options *exec)
+/* Cause k's prediction for w->probe, recorded in w; false when it has none. */
+static bool predict_one(drawn *w, size_t k, const exec_options *exec)
+{
+    dmlc_error err;
+    if (!scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
+        return false;
+    w->predicts |= 1ull << k;
+    if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
+        w->differs |= 1ull << k;
+    return true;
+}
+
+/* Rivals' predictions for w->probe, drawn for cause h, after checking that the variant
+ * oracle with no hook is the reference here (else no prediction on this probe is trusted:
+ * false).  h goes first: where its prediction is the spec's answer the probe is useless to
+ * it, and the other rivals are not asked (the big probes of index_narrowed_16 cost most). */
+static bool predict_all(drawn *w, size_t h, uint64_t rivals, const exec_options *exec)
 {
     static const scan_variant spec_variant = { 0 };
     case_outputs check = { 0 };
@@ -65,20 +83,17 @@ static bool predict_all(drawn *w, uint32_t rivals, const exec_options *exec)
     bool trusted = scan_predict(&spec_variant, &w->probe, exec, &check, &err)
                    && same_outputs(&w->probe, &check, &w->spec);
     case_outputs_free(&check);
-    for (size_t k = 0; trusted && k < CAUSE_COUNT; k++) {
-        if (!((rivals >> k) & 1)
-            || !scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
-            continue;
-        w->predicts |= 1u << k;
-        if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
-            w->differs |= 1u << k;
-    }
-    return trusted;
+    if (!trusted || !predict_one(w, h, exec) || !((w->differs >> h) & 1))
+        return trusted;
+    for (size_t k = 0; k < CAUSE_COUNT; k++)
+        if (k != h && ((rivals >> k) & 1))
+            predict_one(w, k, exec);
+    return true;
 }
 
 /* How many rivals predict something other than cause h on w (h's prediction must differ
  * from the spec, else -1: the probe cannot tell h from the spec). */
-static int parting_score(const drawn *w, size_t h, uint32_t rivals)
+static int parting_score(const drawn *w, size_t h, uint64_t rivals)
 {
     if (!((w->differs >> h) & 1))
         return -1;
@@ -93,7 +108,7 @@ static int parting_score(const drawn *w, size_t h, uint32_t rivals)
 
 /* One draw of cause h's probe into w (shape, values, spec, predictions); false when memory
  * runs out or no probe of h can be shaped from the failing case (err says which). */
-static bool draw_once(const dml_case *failing, size_t h, uint32_t rivals, const diagnose_options *opt,
+static bool draw_once(const dml_case *failing, size_t h, uint64_t rivals, const diagnose_options *opt,
                       uint64_t stream, drawn *w, dmlc_error *err)
 {
     const cause *c = cause_catalogue[h];
@@ -107,19 +122,21 @@ static bool draw_once(const dml_case *failing, size_t h, uint32_t rivals, const 
         drawn_free(w);
         return err_set(err, "out of memory computing a probe's spec answer");
     }
-    if (!predict_all(w, rivals, &opt->exec))
+    if (!predict_all(w, h, rivals, &opt->exec))
         w->differs = 0; /* untrusted: useless to every cause */
     return true;
 }
 
-/* The best of DRAWS_PER_PROBE draws for cause h into best; false when none parts h from the
+/* The best of DRAWS_PER_PROBE (large probes: DRAWS_PER_LARGE_PROBE) draws for cause h into best; false when none parts h from the
  * spec (best left empty) or shaping failed. */
-static bool draw_probe(const dml_case *failing, size_t h, unsigned attempt, uint32_t rivals,
+static bool draw_probe(const dml_case *failing, size_t h, unsigned attempt, uint64_t rivals,
                        const diagnose_options *opt, drawn *best, dmlc_error *err)
 {
-    int best_score = -1, all = __builtin_popcount(rivals) - 1;
+    int best_score = -1, all = __builtin_popcountll(rivals) - 1;
     *best = (drawn){ 0 };
-    for (unsigned k = 0; k < DRAWS_PER_PROBE && best_score < all; k++) {
+    unsigned draws = cause_catalogue[h]->plan.max_elements > PROBE_ELEMENTS ? DRAWS_PER_LARGE_PROBE
+                                                                             : DRAWS_PER_PROBE;
+    for (unsigned k = 0; k < draws && best_score < all; k++) {
         drawn w;
         uint64_t stream = ((uint64_t)h << 32) | ((uint64_t)attempt << 16) | k;
         if (!draw_once(failing, h, rivals, opt, stream, &w, err)) {
@@ -157,7 +174,7 @@ static bool ask_probe(drawn *w, size_t h, probe_ask ask, void *ctx, diagnosis *d
         return err_prefix(err, "asking a probe for %s", r->built_for->id);
     for (size_t k = 0; r->got.ran && k < CAUSE_COUNT; k++)
         if (((r->predicts >> k) & 1) && same_outputs(&r->probe, &r->predicted[k], &r->got.outputs))
-            r->holds |= 1u << k;
+            r->holds |= 1ull << k;
     return true;
 }
 
@@ -195,12 +212,12 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
     for (size_t k = 0; k < CAUSE_COUNT; k++) {
         if (!cause_applies(cause_catalogue[k], failing))
             continue;
-        d->rivals |= 1u << k;
+        d->rivals |= 1ull << k;
         case_outputs predicted = { 0 };
         dmlc_error why;
         if (scan_predict(&cause_catalogue[k]->variant, failing, exec, &predicted, &why)
             && !same_outputs(failing, &predicted, &spec))
-            d->candidates |= 1u << k;
+            d->candidates |= 1ull << k;
         case_outputs_free(&predicted);
     }
     case_outputs_free(&spec);
@@ -213,7 +230,7 @@ static unsigned sole_explanations(const diagnosis *d, size_t h)
     unsigned n = 0;
     for (unsigned i = 0; i < d->probe_count; i++) {
         const diagnosis_probe *r = &d->probes[i];
-        bool alone = (r->holds & d->rivals) == 1u << h;
+        bool alone = (r->holds & d->rivals) == 1ull << h;
         n += alone && ((r->differs >> h) & 1);
     }
     return n;

@@ -51,9 +51,9 @@ typedef struct diagnosis_probe {
     case_outputs spec;                  /* the reference's answer */
     probe_answer got;                   /* the backend's */
     case_outputs predicted[CAUSE_COUNT]; /* each rival's prediction (where it has one) */
-    uint32_t predicts;   /* bit k: cause k predicted this probe */
-    uint32_t differs;    /* bit k: its prediction differs from the spec */
-    uint32_t holds;      /* bit k: its prediction is what came back */
+    uint64_t predicts;   /* bit k: cause k predicted this probe */
+    uint64_t differs;    /* bit k: its prediction differs from the spec */
+    uint64_t holds;      /* bit k: its prediction is what came back */
 } diagnosis_probe;
 
 typedef struct diagnosis {
@@ -61,8 +61,8 @@ typedef struct diagnosis {
      * confirmed_count 0: undiagnosed. */
     const cause *confirmed[CAUSE_COUNT];
     unsigned confirmed_count;
-    uint32_t rivals;      /* causes that could touch the case (their family and applies) */
-    uint32_t candidates;  /* rivals whose prediction on the failing case differs from spec */
+    uint64_t rivals;      /* causes that could touch the case (their family and applies) */
+    uint64_t candidates;  /* rivals whose prediction on the failing case differs from spec */
     diagnosis_probe probes[DIAGNOSE_MAX_PROBES];
     unsigned probe_count;
 } diagnosis;

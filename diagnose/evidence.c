@@ -78,7 +78,7 @@ static json_t *probe_json(const dml_case *c)
     return j;
 }
 
-static json_t *ids_json(uint32_t mask)
+static json_t *ids_json(uint64_t mask)
 {
     json_t *a = json_array();
     for (size_t k = 0; a && k < CAUSE_COUNT; k++)

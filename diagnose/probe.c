@@ -14,11 +14,12 @@
 #include "op_module.h"
 #include "validate.h"
 
-bool probe_resize(dml_case *probe, const UINT *sizes)
+/* probe_resize with the output's rounding chosen (D8: floor, or ceil where allowed). */
+static bool resize_rounded(dml_case *probe, const UINT *sizes, bool ceil)
 {
     UINT rank = probe->input.rank, out_rank, out_sizes[DML_MAX_RANK];
     case_tensor_set(&probe->input, probe->input.type, rank, sizes, NULL);
-    if (!case_module(probe)->output_sizes(probe, false, &out_rank, out_sizes))
+    if (!case_module(probe)->output_sizes(probe, ceil, &out_rank, out_sizes))
         return false;
     case_tensor_set(&probe->output, probe->output.type, out_rank, out_sizes, NULL);
     if (probe->indices.present)
@@ -26,6 +27,11 @@ bool probe_resize(dml_case *probe, const UINT *sizes)
     case_link(probe);
     dmlc_error err;
     return validate_case(probe, &err);
+}
+
+bool probe_resize(dml_case *probe, const UINT *sizes)
+{
+    return resize_rounded(probe, sizes, false);
 }
 
 /* Whether some output element has a real input element among its deciders: a probe whose
@@ -92,6 +98,41 @@ static void lay_out_strided(case_tensor *t)
     layout_apply(&l, t);
 }
 
+/* The probe's outputs at the ceil size where D8 allows one. */
+static bool resize_ceil(dml_case *probe)
+{
+    UINT sizes[DML_MAX_RANK];
+    memcpy(sizes, probe->input.sizes, sizeof sizes);
+    return resize_rounded(probe, sizes, true);
+}
+
+/* PROBE_STRIDED with the largest dimension broadcast (stride 0), and room in the buffer for
+ * the tensor packed: a reading that takes the 0 for "packed" stays inside it. */
+static void lay_out_broadcast(case_tensor *t)
+{
+    unsigned widest = 0;
+    for (unsigned d = 1; d < t->rank; d++)
+        widest = t->sizes[d] > t->sizes[widest] ? d : widest;
+    tensor_layout l;
+    layout_init(&l, t->rank);
+    l.explicit_strides = true;
+    for (unsigned i = 0; i < t->rank; i++)
+        l.order[i] = t->rank - 1 - i;
+    l.pitch = 2;
+    l.broadcast = t->sizes[widest] > 1 ? 1u << widest : 0;
+    UINT64 packed = dml_calc_buffer_tensor_size(t->type, t->rank, t->sizes, NULL);
+    l.extra_bytes = 2 * ((packed + 3) / 4 * 4);
+    layout_apply(&l, t);
+}
+
+static void lay_out(case_tensor *t, probe_layout how)
+{
+    if (how == PROBE_STRIDED)
+        lay_out_strided(t);
+    else if (how == PROBE_BROADCAST)
+        lay_out_broadcast(t);
+}
+
 static void apply_indices_plan(dml_case *probe, probe_indices plan)
 {
     if (case_module(probe)->output_is_index)
@@ -127,14 +168,15 @@ bool probe_shape(const dml_case *failing, const cause *h, dml_case *probe, dmlc_
         return err_set(err, "out of memory copying the failing case");
     apply_indices_plan(probe, h->plan.indices);
     uint64_t budget = h->plan.max_elements ? h->plan.max_elements : PROBE_ELEMENTS;
-    if ((h->plan.shape && !h->plan.shape(probe)) || !shrink_to(probe, budget)) {
+    if ((h->plan.shape && !h->plan.shape(probe)) || !shrink_to(probe, budget)
+        || (h->plan.ceil_output && !resize_ceil(probe))) {
         case_free(probe);
         return err_set(err, "%s: no valid probe of this shape", h->id);
     }
-    if (h->plan.input_layout == PROBE_STRIDED)
-        lay_out_strided(&probe->input);
-    if (h->plan.output_layout == PROBE_STRIDED)
-        lay_out_strided(&probe->output);
+    lay_out(&probe->input, h->plan.input_layout);
+    lay_out(&probe->output, h->plan.output_layout);
+    if (probe->indices.present)
+        lay_out(&probe->indices, h->plan.indices_layout);
     case_link(probe);
     if (!validate_case(probe, err)) {
         case_free(probe);
@@ -191,15 +233,25 @@ static uint64_t buffer_elements(const dml_case *probe)
     return case_tensor_bytes(&probe->input) / dtype_size(probe->input.type);
 }
 
-void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
+/* Every buffer element from a prefix of the pool, each value times `orientation`. */
+static void fill_oriented(prng *p, dml_case *probe, const double *pool, size_t n, double orientation)
 {
-    double orientation = probe_orientation(probe);
     uint64_t count = buffer_elements(probe);
     size_t used = 1 + (size_t)prng_below(p, n);
     for (uint64_t e = 0; e < count; e++) {
         double v = pool[prng_below(p, used)] * orientation;
         dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
     }
+}
+
+void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
+{
+    fill_oriented(p, probe, pool, n, probe_orientation(probe));
+}
+
+void probe_fill_values(prng *p, dml_case *probe, const double *pool, size_t n)
+{
+    fill_oriented(p, probe, pool, n, 1.0);
 }
 
 void probe_fill_distinct(prng *p, dml_case *probe)

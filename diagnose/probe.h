@@ -39,6 +39,9 @@ double probe_orientation(const dml_case *probe);
  * the first values alone decide: list the values a cause plants first.  Each value is
  * multiplied by probe_orientation, so one pool written for a maximum serves ARGMIN mirrored. */
 void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n);
+/* As probe_fill_pool, the values taken as they are (not mirrored for ARGMIN): for pools whose
+ * values stand on both sides of what a cause confuses (unsigned types, whose mirror is 0). */
+void probe_fill_values(prng *p, dml_case *probe, const double *pool, size_t n);
 /* Every element of the buffer a different value (as far as the type holds them), shuffled:
  * no ties, so only geometry decides. */
 void probe_fill_distinct(prng *p, dml_case *probe);

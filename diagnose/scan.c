@@ -18,7 +18,8 @@ typedef struct gather {
     const scan_env *e;
     scan_item *items;
     size_t count, cap;
-    uint64_t position;   /* arg reduce: the D2 index of the next element visited */
+    uint64_t position;   /* arg reduce: the D2 index of the next element visited; pooling:
+                          * the next window position's ordinal */
     bool out_of_memory, out_of_bounds;
 } gather;
 
@@ -80,7 +81,7 @@ static void item_key(const gather *g, scan_item *item)
 
 /* Adds the real input element at `in`; false stops the walk (memory, or a read past the
  * buffer, which no prediction can say anything about). */
-static bool gather_element(gather *g, const uint32_t *in, uint64_t index)
+static bool gather_element(gather *g, const uint32_t *in, uint64_t index, uint64_t tap)
 {
     const dml_case *c = g->e->seen;
     uint64_t offset = g->v->input_offset ? g->v->input_offset(g->e, in)
@@ -90,7 +91,8 @@ static bool gather_element(gather *g, const uint32_t *in, uint64_t index)
         g->out_of_bounds = true;
         return false;
     }
-    scan_item item = { .bits = dtype_load_bits(c->input_data, c->input.type, offset), .index = index };
+    scan_item item = { .bits = dtype_load_bits(c->input_data, c->input.type, offset), .index = index,
+                       .tap = tap };
     memcpy(item.in, in, sizeof item.in);
     item_key(g, &item);
     return gather_push(g, &item);
@@ -100,7 +102,8 @@ static bool visit_reduced(const dml_case *c, const uint32_t *in, void *ctx)
 {
     (void)c;
     gather *g = ctx;
-    return !gather_element(g, in, g->position++);
+    uint64_t position = g->position++;
+    return !gather_element(g, in, position, position);
 }
 
 static bool visit_window_cell(const decider_cell *cell, void *ctx)
@@ -108,9 +111,10 @@ static bool visit_window_cell(const decider_cell *cell, void *ctx)
     gather *g = ctx;
     if (!cell->decides)
         return false;
+    uint64_t tap = g->position++;
     if (!cell->padding)
-        return !gather_element(g, cell->in, op_logical_of_coords(&g->e->seen->input, cell->in));
-    scan_item item = { .padding = true, .index = UINT64_MAX };
+        return !gather_element(g, cell->in, op_logical_of_coords(&g->e->seen->input, cell->in), tap);
+    scan_item item = { .padding = true, .index = UINT64_MAX, .tap = tap };
     if (!g->v->padding_bits || !g->v->padding_bits(g->e, &item.bits))
         return false; /* D7: padding is no candidate */
     memcpy(item.in, cell->in, sizeof item.in);
@@ -162,7 +166,8 @@ static void write_element(const scan_env *e, const scan_variant *v, uint64_t log
         dtype_store_bits(out->output, c->output.type, output_offset(e, v, &c->output, logical), index);
         return;
     }
-    uint64_t bits = winner ? winner->bits : dtype_lowest_bits(c->input.type);
+    uint64_t bits = !winner ? dtype_lowest_bits(c->input.type)
+                  : v->value_of ? v->value_of(e, winner) : winner->bits;
     dtype_store_bits(out->output, c->output.type, output_offset(e, v, &c->output, logical), bits);
     if (c->indices.present && out->indices)
         dtype_store_bits(out->indices, c->indices.type, output_offset(e, v, &c->indices, logical), index);
@@ -178,6 +183,8 @@ static bool scan_all(const scan_env *e, const scan_variant *v, case_outputs *out
     for (uint64_t logical = 0; logical < out_view.elements; logical++) {
         uint32_t coords[DML_MAX_RANK];
         tensor_view_coords(&out_view, logical, coords);
+        if (v->written && !v->written(e, logical, coords))
+            continue; /* the canary stays */
         g.count = 0;
         g.position = 0;
         if (e->pooling) {

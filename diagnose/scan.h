@@ -27,6 +27,8 @@ typedef struct scan_item {
     bool is_nan;
     bool padding;       /* a padding cell taken as a value */
     uint64_t index;     /* the spec's index: D2 position (arg reduce), flat input index (pooling) */
+    uint64_t tap;       /* its position among the window's positions, row-major, padding
+                         * included (pooling); the D2 position (arg reduce) */
     uint32_t in[DML_MAX_RANK]; /* input coordinates (for padding: clamped, not meaningful) */
 } scan_item;
 
@@ -65,9 +67,14 @@ struct scan_variant {
     bool (*replaces)(const scan_env *e, const scan_item *cand, const scan_item *best);
     /* The index written for the winner (spec: winner->index). */
     uint64_t (*index_of)(const scan_env *e, const scan_item *winner);
+    /* The bits a pooling output holds for the winner (spec: winner->bits, D3's exact bits). */
+    uint64_t (*value_of)(const scan_env *e, const scan_item *winner);
     /* Element offset at which logical output element `logical` of tensor t is written
      * (spec: t's strides). */
     uint64_t (*output_offset)(const scan_env *e, const case_tensor *t, uint64_t logical);
+    /* Whether output element `logical` (at output coordinates `out`) is written at all (spec:
+     * every one); one never written keeps the canary the outputs were filled with. */
+    bool (*written)(const scan_env *e, uint64_t logical, const uint32_t *out);
 };
 
 /* The spec's steps, for hooks that change only part of one. */

@@ -2,6 +2,8 @@
  * causes/layout.c: root causes in where elements are read and written (SEMANTICS D1: strides
  * say where bytes live, never what anything means) and in how wide an index is held.
  */
+#include <string.h>
+
 #include "cause.h"
 #include "dtype.h"
 #include "op_module.h"
@@ -92,4 +94,123 @@ const cause cause_index_narrowed_16 = {
     .variant = { .index_of = low_16_bits },
     .plan = { .indices = PROBE_INDICES_ADD, .max_elements = 2 * INDEX16_PROBE,
               .shape = index16_shape, .fill = fill_late_winner },
+};
+
+/* ---- indices_strides_ignored -------------------------------------------------------- */
+
+/* The indices written packed, the pooled values where their Strides say. */
+static uint64_t packed_indices_offset(const scan_env *e, const case_tensor *t, uint64_t logical)
+{
+    if (t == &e->seen->indices)
+        return logical;
+    tensor_view view;
+    case_tensor_view(t, &view);
+    return tensor_view_offset(&view, logical);
+}
+
+const cause cause_indices_strides_ignored = {
+    .id = "indices_strides_ignored",
+    .sentence = "The pooling indices tensor's Strides are ignored (its values' are not): indices "
+                "are written packed, at other indices' addresses (D1)",
+    .families = CAUSE_POOLING,
+    .variant = { .output_offset = packed_indices_offset },
+    /* Values and indices both laid out: output_strides_ignored moves both. */
+    .plan = { .output_layout = PROBE_STRIDED, .indices_layout = PROBE_STRIDED,
+              .indices = PROBE_INDICES_ADD, .fill = probe_fill_distinct },
+};
+
+/* ---- zero_stride_read_as_packed ----------------------------------------------------- */
+
+static bool broadcast_input(const dml_case *c)
+{
+    for (unsigned d = 0; c->input.has_strides && d < c->input.rank; d++)
+        if (c->input.strides[d] == 0 && c->input.sizes[d] > 1)
+            return true;
+    return false;
+}
+
+/* A 0 stride taken for "not given": that dimension read at its packed stride, the others at
+ * theirs. */
+static uint64_t zero_as_packed_offset(const scan_env *e, const uint32_t *in)
+{
+    const case_tensor *t = &e->seen->input;
+    uint64_t packed[DML_MAX_RANK], offset = 0;
+    tensor_packed_strides(t->rank, t->sizes, packed);
+    for (unsigned d = 0; d < t->rank; d++)
+        offset += in[d] * (t->has_strides && t->strides[d] ? t->strides[d] : packed[d]);
+    return offset;
+}
+
+/* At least two dimensions, so the broadcast one is not the only one read another way than
+ * input_strides_ignored reads them: a rank-1 ARGMIN/ARGMAX becomes 3 rows of its axis. */
+static bool two_dims(dml_case *probe)
+{
+    if (probe->input.rank > 1)
+        return true;
+    UINT sizes[2] = { 3, probe->input.sizes[0] };
+    probe->input.rank = 2;
+    probe->axes[0] = 1;
+    return probe_resize(probe, sizes);
+}
+
+const cause cause_zero_stride_read_as_packed = {
+    .id = "zero_stride_read_as_packed",
+    .sentence = "A Strides entry of 0 (a broadcast dimension) is taken for \"not given\" and "
+                "replaced by the packed stride, so the broadcast dimension walks the buffer (D1)",
+    .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
+    .applies = broadcast_input,
+    .variant = { .input_offset = zero_as_packed_offset },
+    .plan = { .input_layout = PROBE_BROADCAST, .shape = two_dims, .fill = probe_fill_distinct },
+};
+
+/* ---- outputs_rounded_down_64 -------------------------------------------------------- */
+
+#define LAUNCH_GROUP 64u
+/* Output elements of the probe: past one group, not a whole number of them. */
+#define LAUNCH_PROBE_OUTPUTS 97u
+
+/* Whole groups of 64 output elements are launched, at least one: the tail past the last
+ * whole group is never written. */
+static bool in_launched_group(const scan_env *e, uint64_t logical, const uint32_t *out)
+{
+    (void)out;
+    uint64_t count = case_tensor_elements(&e->seen->output);
+    return count < LAUNCH_GROUP || logical < count / LAUNCH_GROUP * LAUNCH_GROUP;
+}
+
+/* 97 outputs: ARGMIN/ARGMAX along one kept dimension (the reduced ones cut to 3), pooling
+ * along C with one window position per plane (N = 1). */
+static bool launch_shape(dml_case *probe)
+{
+    UINT sizes[DML_MAX_RANK];
+    unsigned rank = probe->input.rank;
+    memcpy(sizes, probe->input.sizes, sizeof sizes);
+    if (case_module(probe)->output_is_index) {
+        bool reduced[DML_MAX_RANK] = { false }, widened = false;
+        for (unsigned i = 0; i < probe->axis_count; i++)
+            reduced[probe->axes[i]] = true;
+        for (unsigned d = 0; d < rank; d++) {
+            sizes[d] = reduced[d] ? (sizes[d] < 3 ? sizes[d] : 3) : widened ? 1 : LAUNCH_PROBE_OUTPUTS;
+            widened |= !reduced[d];
+        }
+        return widened && probe_resize(probe, sizes);
+    }
+    sizes[0] = 1;
+    sizes[1] = LAUNCH_PROBE_OUTPUTS;
+    for (unsigned s = 0; s < probe->spatial_count; s++) {
+        int64_t dilated = (int64_t)(probe->window[s] - 1) * probe->dilations[s] + 1;
+        int64_t fit = dilated - probe->start_padding[s] - probe->end_padding[s];
+        sizes[2 + s] = (UINT)(fit > 1 ? fit : 1);
+    }
+    return probe_resize(probe, sizes) && case_tensor_elements(&probe->output) == LAUNCH_PROBE_OUTPUTS;
+}
+
+const cause cause_outputs_rounded_down_64 = {
+    .id = "outputs_rounded_down_64",
+    .sentence = "Work is launched in whole groups of 64 output elements, their count rounded "
+                "down: the outputs past the last whole group are never written",
+    .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
+    .variant = { .written = in_launched_group },
+    .plan = { .max_elements = 64 * LAUNCH_PROBE_OUTPUTS, .shape = launch_shape,
+              .fill = probe_fill_distinct },
 };

@@ -5,14 +5,34 @@
  */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "cause.h"
 #include "dtype.h"
+#include "op_module.h"
 #include "probe.h"
 
 static bool float_input(const dml_case *c)
 {
     return dtype_is_float(c->input.type);
+}
+
+/* Pooling probes without padding (each input axis at least the dilated window): a seeded
+ * best then parts from padding read as a value, which a seed otherwise resembles in every
+ * window that reaches into padding.  ARGMIN/ARGMAX probes keep their shape. */
+static bool without_padding(dml_case *probe)
+{
+    if (case_module(probe)->output_is_index)
+        return true;
+    UINT sizes[DML_MAX_RANK];
+    memcpy(sizes, probe->input.sizes, sizeof sizes);
+    for (unsigned s = 0; s < probe->spatial_count; s++) {
+        UINT dilated = (probe->window[s] - 1) * probe->dilations[s] + 1;
+        unsigned d = probe->input.rank - probe->spatial_count + s;
+        probe->start_padding[s] = probe->end_padding[s] = 0;
+        sizes[d] = sizes[d] > dilated ? sizes[d] : dilated;
+    }
+    return probe_resize(probe, sizes);
 }
 
 /* ---- tie_direction_flipped ---------------------------------------------------------- */
@@ -126,7 +146,7 @@ const cause cause_best_seeded_with_lowest_finite = {
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
     .variant = { .seed = lowest_finite_seed },
-    .plan = { .fill = fill_losing_infinities },
+    .plan = { .shape = without_padding, .fill = fill_losing_infinities },
 };
 
 /* ---- nan_first_sticky --------------------------------------------------------------- */
@@ -166,4 +186,66 @@ const cause cause_nan_first_sticky = {
     .applies = nan_policy_has_nan,
     .variant = { .backwards = scan_direction_order, .replaces = plain_greater },
     .plan = { .fill = fill_some_nans },
+};
+
+/* ---- best_seeded_with_zero ---------------------------------------------------------- */
+
+/* A running best that starts at the value 0 with its index unset (as the lowest finite seed
+ * above): a row or window whose best is below 0 (ARGMIN: above it) returns the seed. */
+static bool zero_seed(const scan_env *e, const scan_item *first, scan_item *best)
+{
+    *best = (scan_item){ .index = e->pooling || !first ? UINT64_MAX : first->index };
+    best->key = scan_final_key(e, scan_spec_number_key(e, 0, &best->is_nan), false);
+    return true;
+}
+
+/* Rows and windows wholly on the losing side of 0 next to ones that are not; unsigned types
+ * have no losing side for ARGMAX, so their values stand above 0 as they are (ARGMIN). */
+static void fill_losing_side_of_zero(prng *p, dml_case *probe)
+{
+    static const double signed_pool[] = { -3, -1, -2, 1, -5 }, unsigned_pool[] = { 5, 3, 7, 2, 0 };
+    if (dtype_get(probe->input.type)->kind == DTYPE_KIND_UNSIGNED)
+        probe_fill_values(p, probe, unsigned_pool, sizeof unsigned_pool / sizeof unsigned_pool[0]);
+    else
+        probe_fill_pool(p, probe, signed_pool, sizeof signed_pool / sizeof signed_pool[0]);
+}
+
+const cause cause_best_seeded_with_zero = {
+    .id = "best_seeded_with_zero",
+    .sentence = "The running best starts at 0 with an unset index instead of at the first "
+                "element, so rows of negative numbers (ARGMIN: positive) return the unset index "
+                "and pooling returns 0",
+    .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
+    .variant = { .seed = zero_seed },
+    .plan = { .shape = without_padding, .fill = fill_losing_side_of_zero },
+};
+
+/* ---- best_seeded_with_type_min ------------------------------------------------------ */
+
+/* A running best that starts at the type's lowest value (-inf, the minimum integer) with no
+ * index: a window whose best is that value returns the seed's index (all ones).  On
+ * ARGMIN/ARGMAX an unset index 0 is the first element's: no answer shows it there. */
+static bool type_min_seed(const scan_env *e, const scan_item *first, scan_item *best)
+{
+    (void)first;
+    *best = (scan_item){ .index = UINT64_MAX, .bits = dtype_lowest_bits(e->seen->input.type) };
+    best->key = scan_final_key(e, scan_spec_number_key(e, best->bits, &best->is_nan), false);
+    return true;
+}
+
+/* Windows of the lowest value (and NaNs, which never beat it) next to ones with -1. */
+static void fill_type_min(prng *p, dml_case *probe)
+{
+    static const double pool[] = { -INFINITY, NAN, -1, -INFINITY };
+    probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
+}
+
+const cause cause_best_seeded_with_type_min = {
+    .id = "best_seeded_with_type_min",
+    .sentence = "The pooling running best starts at the type's lowest value (-inf, the minimum "
+                "integer) with no index, so a window whose maximum is that value (or holds only "
+                "NaNs) returns the seed's index, all ones, instead of its first element's",
+    .families = CAUSE_POOLING,
+    .variant = { .seed = type_min_seed },
+    .plan = { .indices = PROBE_INDICES_ADD, .shape = without_padding, .fill = fill_type_min },
 };

@@ -1,13 +1,15 @@
 /*
- * test_diagnose.c: diagnosis by probing (diagnose/, docs/DIAGNOSIS.md) measured on the
- * example plug-in's planted bugs, in this process.  For each planted bug: failing cases drawn
- * by the generator on two seeds, each diagnosed through an asker that runs the plug-in; the
- * planted root cause must be confirmed, and no diagnosis of any planted bug may confirm a
- * cause it does not have.  A conformant backend and an asker that answers garbage must leave
- * every failure undiagnosed, and the variant oracle with no hook must be the reference.
+ * test_diagnose.c: diagnosis by probing (diagnose/, docs/DIAGNOSIS.md) measured on a
+ * plug-in's planted bugs, in this process: the example plug-in's (FLOAT32) or the typed test
+ * plug-in's (tests/diagnose/typed_plugin.c, every input type).  For each planted bug: failing
+ * cases drawn by the generator on two seeds, each diagnosed through an asker that runs the
+ * plug-in; the planted root cause must be confirmed, and no diagnosis of any planted bug may
+ * confirm a cause it does not have.  A conformant backend and an asker that answers garbage
+ * must leave every failure undiagnosed, and the variant oracle with no hook must be the
+ * reference.
  *
- * Usage: test_diagnose PLUGIN.so [SEEDS]: SEEDS (default 2) seeds searched per planted bug, for
- * measuring on more than the suite runs.
+ * Usage: test_diagnose example|typed PLUGIN.so [SEEDS]: SEEDS (default 2) seeds searched per
+ * planted bug, for measuring on more than the suite runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,28 +31,61 @@
 #define SEARCH_CASES 3000
 
 typedef struct planted_bug {
-    const char *arg;   /* bug=ARG of the example plug-in */
+    const char *arg;   /* bug=ARG of the plug-in */
     const char *cause; /* the catalogue id it must be confirmed as */
     unsigned ops;      /* operators whose cases can show it */
+    uint32_t types;    /* input types whose cases can show it */
 } planted_bug;
 
 #define ARG_OPS ((1u << OP_ARGMIN) | (1u << OP_ARGMAX))
 #define POOL_OPS ((1u << OP_MAX_POOLING1) | (1u << OP_MAX_POOLING2))
+#define TYPE(t) (1u << DML_TENSOR_DATA_TYPE_##t)
+#define F32 TYPE(FLOAT32)
+#define FLOATS (TYPE(FLOAT32) | TYPE(FLOAT16))
+#define UNSIGNED (TYPE(UINT8) | TYPE(UINT16) | TYPE(UINT32) | TYPE(UINT64))
+#define ALL_TYPES (FLOATS | UNSIGNED | TYPE(INT8) | TYPE(INT16) | TYPE(INT32) | TYPE(INT64))
 
-static const planted_bug planted[] = {
-    { "ties", "tie_direction_flipped", ARG_OPS },
-    { "signed_zero", "signed_zero_not_tied", ARG_OPS | POOL_OPS },
-    { "float_bits", "float_compared_as_int_bits", ARG_OPS | POOL_OPS },
-    { "seed_lowest", "best_seeded_with_lowest_finite", ARG_OPS | POOL_OPS },
-    { "nan_sticky", "nan_first_sticky", ARG_OPS | POOL_OPS },
-    { "strides", "input_strides_ignored", ARG_OPS | POOL_OPS },
-    { "out_strides", "output_strides_ignored", ARG_OPS | POOL_OPS },
-    { "axes_order", "axes_in_listed_order", ARG_OPS },
-    { "column_major", "reduced_index_column_major", ARG_OPS },
-    { "padding", "padding_as_zero_value", POOL_OPS },
-    { "dilation", "dilation_ignored", 1u << OP_MAX_POOLING2 },
-    { "plane_index", "pool_index_within_plane", POOL_OPS },
-    { "offset_index", "pool_index_is_buffer_offset", POOL_OPS },
+/* The example plug-in's root causes (examples/plugin/example_plugin.c), FLOAT32 only. */
+static const planted_bug example_bugs[] = {
+    { "ties", "tie_direction_flipped", ARG_OPS, F32 },
+    { "signed_zero", "signed_zero_not_tied", ARG_OPS | POOL_OPS, F32 },
+    { "float_bits", "float_compared_as_int_bits", ARG_OPS | POOL_OPS, F32 },
+    { "seed_lowest", "best_seeded_with_lowest_finite", ARG_OPS | POOL_OPS, F32 },
+    { "nan_sticky", "nan_first_sticky", ARG_OPS | POOL_OPS, F32 },
+    { "strides", "input_strides_ignored", ARG_OPS | POOL_OPS, F32 },
+    { "out_strides", "output_strides_ignored", ARG_OPS | POOL_OPS, F32 },
+    { "axes_order", "axes_in_listed_order", ARG_OPS, F32 },
+    { "column_major", "reduced_index_column_major", ARG_OPS, F32 },
+    { "padding", "padding_as_zero_value", POOL_OPS, F32 },
+    { "dilation", "dilation_ignored", 1u << OP_MAX_POOLING2, F32 },
+    { "plane_index", "pool_index_within_plane", POOL_OPS, F32 },
+    { "offset_index", "pool_index_is_buffer_offset", POOL_OPS, F32 },
+};
+
+/* The typed test plug-in's root causes (tests/diagnose/typed_plugin.c), on every type that
+ * can show them.  bug=daz is denormals_flushed on ARGMIN/ARGMAX (no value is written there),
+ * so its cases are pooling ones. */
+static const planted_bug typed_bugs[] = {
+    { "seed_zero", "best_seeded_with_zero", ARG_OPS | POOL_OPS, ALL_TYPES },
+    { "seed_type_min", "best_seeded_with_type_min", POOL_OPS, ALL_TYPES },
+    { "unsigned_signed", "unsigned_read_as_signed", ARG_OPS | POOL_OPS, UNSIGNED },
+    { "int64_32", "int64_compared_as_32_bits", ARG_OPS | POOL_OPS, TYPE(INT64) | TYPE(UINT64) },
+    { "fp16_bits", "float_compared_as_int_bits", ARG_OPS | POOL_OPS, TYPE(FLOAT16) },
+    { "ftz", "denormals_flushed", ARG_OPS | POOL_OPS, FLOATS },
+    { "daz", "denormals_compared_as_zero", POOL_OPS, FLOATS },
+    { "nan_first", "nan_propagates_first", ARG_OPS | POOL_OPS, FLOATS },
+    { "nan_last", "nan_propagates_last", ARG_OPS | POOL_OPS, FLOATS },
+    { "nan_restarts", "nan_restarts", ARG_OPS | POOL_OPS, FLOATS },
+    { "ties", "tie_direction_flipped", ARG_OPS | POOL_OPS, ALL_TYPES },
+    { "window_index", "pool_index_within_window", POOL_OPS, ALL_TYPES },
+    { "out_index", "pool_index_from_output_strides", POOL_OPS, ALL_TYPES },
+    { "idx_strides", "indices_strides_ignored", POOL_OPS, ALL_TYPES },
+    { "stride0", "zero_stride_read_as_packed", ARG_OPS | POOL_OPS, ALL_TYPES },
+    { "pad_lowest", "padding_as_lowest_value", POOL_OPS, FLOATS },
+    { "dilation_w", "dilation_ignored_last_axis", 1u << OP_MAX_POOLING2, ALL_TYPES },
+    { "stride_w", "window_stride_ignored_last_axis", POOL_OPS, ALL_TYPES },
+    { "ceil", "ceil_output_never_written", POOL_OPS, ALL_TYPES },
+    { "launch64", "outputs_rounded_down_64", ARG_OPS | POOL_OPS, ALL_TYPES },
 };
 
 typedef struct opened {
@@ -93,13 +128,13 @@ static bool ask_garbage(void *ctx, const dml_case *probe, probe_answer *got, dml
     return true;
 }
 
-static void search_options(unsigned ops, gen_options *opt)
+static void search_options(const planted_bug *bug, gen_options *opt)
 {
     gen_options_default(opt);
     opt->reject_per_mille = 0;
     opt->max_elements = 4096;
-    opt->op_mask = ops;
-    opt->input_type_mask = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+    opt->op_mask = bug->ops;
+    opt->input_type_mask = bug->types;
 }
 
 /* Whether the backend's answer to c differs from the reference's. */
@@ -119,10 +154,10 @@ static bool fails_on(opened *o, const dml_case *c)
 }
 
 /* The next failing case of seed from *index on; false when none within SEARCH_CASES. */
-static bool next_failure(opened *o, unsigned ops, uint64_t seed, uint64_t *index, dml_case *c)
+static bool next_failure(opened *o, const planted_bug *bug, uint64_t seed, uint64_t *index, dml_case *c)
 {
     gen_options opt;
-    search_options(ops, &opt);
+    search_options(bug, &opt);
     for (; *index < SEARCH_CASES; (*index)++) {
         gen_info info;
         dmlc_error err;
@@ -180,7 +215,7 @@ static void diagnose_bug(tap *t, const char *plugin, const planted_bug *bug, uin
     for (uint64_t seed = 1; seed <= seeds; seed++) {
         uint64_t index = 0;
         dml_case c;
-        for (unsigned k = 0; k < FAILS_PER_SEED && next_failure(&o, bug->ops, seed, &index, &c); k++) {
+        for (unsigned k = 0; k < FAILS_PER_SEED && next_failure(&o, bug, seed, &index, &c); k++) {
             diagnose_options opt = { .exec = o.exec, .seed = seed * 1000003u + index };
             dmlc_error err;
             n.failures++;
@@ -252,35 +287,70 @@ static void index16_diagnosed(tap *t, const char *plugin, diagnosis *d)
     o.vt->close(o.b);
 }
 
-/* Failing cases of bug=ties and bug=padding asked of the reference and of garbage: nothing
- * may be confirmed. */
-static void undiagnosed_without_bug(tap *t, const char *plugin, diagnosis *d)
+/* A suite: the plug-in's planted bugs, and those whose failing cases are asked of a
+ * conformant backend and of garbage. */
+typedef struct suite {
+    const char *name;
+    const planted_bug *bugs;
+    size_t count;
+    const char *quiet[4]; /* bug= arguments, NULL-terminated */
+} suite;
+
+static const suite suites[] = {
+    { "example", example_bugs, sizeof example_bugs / sizeof example_bugs[0], { "ties", "padding", NULL } },
+    { "typed", typed_bugs, sizeof typed_bugs / sizeof typed_bugs[0],
+      { "unsigned_signed", "nan_last", "ceil", "launch64" } },
+};
+
+static const planted_bug *bug_named(const suite *s, const char *arg)
 {
-    static const char *const bugs[] = { "ties", "padding" };
+    for (size_t k = 0; k < s->count; k++)
+        if (!strcmp(s->bugs[k].arg, arg))
+            return &s->bugs[k];
+    return NULL;
+}
+
+/* Diagnoses up to `want` failing cases of o on the reference and on garbage; returns how
+ * many confirmed something (a failed diagnosis counts as one). */
+static unsigned confirmed_without_bug(opened *o, opened *reference, const planted_bug *bug, unsigned want,
+                                      unsigned *cases, diagnosis *d)
+{
+    uint64_t index = 0;
+    unsigned confirmed = 0;
+    dml_case c;
+    for (unsigned k = 0; k < want && next_failure(o, bug, 3, &index, &c); k++) {
+        prng garbage;
+        prng_seed(&garbage, index);
+        diagnose_options opt = { .exec = o->exec, .seed = index };
+        dmlc_error err;
+        (*cases)++;
+        confirmed += !diagnose_case(&c, &opt, ask_backend, reference, d, &err) || d->confirmed_count;
+        diagnosis_free(d);
+        confirmed += !diagnose_case(&c, &opt, ask_garbage, &garbage, d, &err) || d->confirmed_count;
+        diagnosis_free(d);
+        case_free(&c);
+    }
+    return confirmed;
+}
+
+/* Failing cases of the suite's quiet bugs (4 in all) asked of the reference and of garbage:
+ * nothing may be confirmed. */
+static void undiagnosed_without_bug(tap *t, const suite *s, const char *plugin, diagnosis *d)
+{
     opened reference;
     if (!open_backend("reference", &reference))
         return;
-    unsigned cases = 0, confirmed = 0;
-    for (size_t k = 0; k < 2; k++) {
+    unsigned cases = 0, confirmed = 0, bugs = 0;
+    while (bugs < 4 && s->quiet[bugs])
+        bugs++;
+    for (unsigned k = 0; k < bugs; k++) {
         char text[512];
-        snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, bugs[k]);
+        snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, s->quiet[k]);
         opened o;
-        if (!open_backend(text, &o))
+        const planted_bug *bug = bug_named(s, s->quiet[k]);
+        if (!bug || !open_backend(text, &o))
             continue;
-        uint64_t index = 0;
-        dml_case c;
-        while (cases < 2 * (k + 1) && next_failure(&o, k ? POOL_OPS : ARG_OPS, 3, &index, &c)) {
-            prng garbage;
-            prng_seed(&garbage, index);
-            diagnose_options opt = { .exec = o.exec, .seed = index };
-            dmlc_error err;
-            cases++;
-            confirmed += !diagnose_case(&c, &opt, ask_backend, &reference, d, &err) || d->confirmed_count;
-            diagnosis_free(d);
-            confirmed += !diagnose_case(&c, &opt, ask_garbage, &garbage, d, &err) || d->confirmed_count;
-            diagnosis_free(d);
-            case_free(&c);
-        }
+        confirmed += confirmed_without_bug(&o, &reference, bug, 4 / bugs, &cases, d);
         o.vt->close(o.b);
     }
     tap_ok(t, cases == 4 && confirmed == 0,
@@ -328,7 +398,8 @@ static void evidence_written(tap *t, const char *plugin, diagnosis *d)
     opened o;
     uint64_t index = 0;
     dml_case c;
-    if (!open_backend(text, &o) || !next_failure(&o, 1u << OP_MAX_POOLING2, 1, &index, &c)) {
+    static const planted_bug dilation = { "dilation", "dilation_ignored", 1u << OP_MAX_POOLING2, F32 };
+    if (!open_backend(text, &o) || !next_failure(&o, &dilation, 1, &index, &c)) {
         tap_ok(t, false, "evidence: a failing case of bug=dilation");
         return;
     }
@@ -353,20 +424,27 @@ static void evidence_written(tap *t, const char *plugin, diagnosis *d)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 3)
-        return tap_skip_all("usage: test_diagnose PLUGIN.so [SEEDS]");
-    uint64_t seeds = argc == 3 ? strtoull(argv[2], NULL, 10) : 2;
+    const suite *s = NULL;
+    for (size_t k = 0; argc >= 3 && k < sizeof suites / sizeof suites[0]; k++)
+        s = !strcmp(argv[1], suites[k].name) ? &suites[k] : s;
+    if (!s || argc > 4)
+        return tap_skip_all("usage: test_diagnose example|typed PLUGIN.so [SEEDS]");
+    const char *plugin = argv[2];
+    uint64_t seeds = argc == 4 ? strtoull(argv[3], NULL, 10) : 2;
     tap t;
     tap_plan(&t, 0);
     diagnosis *d = calloc(1, sizeof *d);
     if (!d)
         return 1;
-    scan_is_the_spec(&t);
-    for (size_t k = 0; k < sizeof planted / sizeof planted[0]; k++)
-        diagnose_bug(&t, argv[1], &planted[k], seeds ? seeds : 2, d);
-    index16_diagnosed(&t, argv[1], d);
-    undiagnosed_without_bug(&t, argv[1], d);
-    evidence_written(&t, argv[1], d);
+    if (s == &suites[0])
+        scan_is_the_spec(&t);
+    for (size_t k = 0; k < s->count; k++)
+        diagnose_bug(&t, plugin, &s->bugs[k], seeds ? seeds : 2, d);
+    if (s == &suites[0]) { /* the example's own bugs: index16 and the evidence */
+        index16_diagnosed(&t, plugin, d);
+        evidence_written(&t, plugin, d);
+    }
+    undiagnosed_without_bug(&t, s, plugin, d);
     free(d);
     return tap_done(&t);
 }
