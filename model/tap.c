@@ -39,6 +39,22 @@ bool tap_ok(tap *t, bool cond, const char *fmt, ...)
     return cond;
 }
 
+bool tap_ok_todo(tap *t, bool cond, const char *todo, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool counted_failure = !cond && !todo;
+    printf("%s %u - ", cond ? "ok" : "not ok", ++t->run);
+    vprintf(fmt, ap);
+    if (!cond && todo)
+        printf(" # TODO %s", todo);
+    printf("\n");
+    va_end(ap);
+    t->failed += counted_failure;
+    fflush(stdout);
+    return cond;
+}
+
 void tap_skip(tap *t, const char *reason, const char *fmt, ...)
 {
     va_list ap;
