@@ -70,15 +70,18 @@ static unsigned last_axis(const dml_case *c)
 }
 
 /* Every spatial axis but the last dilated (2 where it was 1), its window at least 2 wide (a
- * dilation does nothing to a window of 1) and its input grown to fit, so dilation_ignored
- * and dilation_ignored_last_axis predict different windows. */
+ * dilation does nothing to a window of 1), and every axis's input grown to hold its dilated
+ * window (a last axis of 1 element under a window of 4 reads padding either way), so
+ * dilation_ignored and dilation_ignored_last_axis predict different windows. */
 static bool all_axes_dilated(dml_case *probe)
 {
     UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof sizes);
-    for (unsigned s = 0; s < last_axis(probe); s++) {
-        probe->dilations[s] = probe->dilations[s] > 1 ? probe->dilations[s] : 2;
-        probe->window[s] = probe->window[s] > 1 ? probe->window[s] : 2;
+    for (unsigned s = 0; s <= last_axis(probe); s++) {
+        if (s < last_axis(probe)) {
+            probe->dilations[s] = probe->dilations[s] > 1 ? probe->dilations[s] : 2;
+            probe->window[s] = probe->window[s] > 1 ? probe->window[s] : 2;
+        }
         UINT dilated = (probe->window[s] - 1) * probe->dilations[s] + 1;
         sizes[2 + s] = sizes[2 + s] > dilated ? sizes[2 + s] : dilated;
     }
