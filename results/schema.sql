@@ -31,7 +31,7 @@
 --   * Times are UTC ISO-8601 text ('2024-05-01T12:34:56Z'); durations are numbers.
 --   * JSON columns hold compact JSON text; read them with json_extract / json_each.
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- One row per `dmlcheck run`.  A second run on the same file appends a new row.
 CREATE TABLE runs (
@@ -62,9 +62,17 @@ CREATE TABLE runs (
     -- Added by schema version 2 (store.c's migration appends them, so they come last):
     gen_version      INTEGER NOT NULL DEFAULT 1, -- gen.h GEN_VERSION that drew the cases;
                                       -- 1: a run recorded before versions were stored
-    gen_options      TEXT             -- gen_options_text: what decides the draw, e.g.
+    gen_options      TEXT,            -- gen_options_text: what decides the draw, e.g.
                                       -- 'feature-level=any max-elements=4096 ops=any types=any';
                                       -- NULL for version-1 runs
+    -- Added by schema version 5:
+    claims           TEXT             -- what the backend claims to implement (model/claims.h
+                                      -- claims_to_json), e.g. {"max_feature_level":"5_0",
+                                      -- "operators":[{"op":"ARGMAX","input_types":["FLOAT32",
+                                      -- "INT32"]},{"op":"MAX_POOLING2","input_types":
+                                      -- ["FLOAT32"]}]} (a type list absent: every type);
+                                      -- NULL: everything (the reference, or a run recorded
+                                      -- before version 5, which reports read as claiming all)
 );
 
 -- One row per distinct device a run used (shared by runs on the same device).
