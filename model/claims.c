@@ -155,7 +155,7 @@ const char *claims_describe(const backend_claims *c, char *buf, size_t size)
     }
     if (!any)
         append(buf, size, "no operator");
-    if (c->max_feature_level) {
+    if (c->max_feature_level && c->max_feature_level < fl_tested[FL_TESTED_COUNT - 1]) {
         append(buf, size, "; feature levels up to ");
         append(buf, size, fl_name(c->max_feature_level));
     }

@@ -58,6 +58,8 @@ typedef struct reader_run {
     const char *platform, *device, *driver, *runtime, *fp_config;
     /* "1/4", or a merged set "0, 1, 3 of 4 (merged; 1 missing)"; "" for a whole run. */
     const char *shard;
+    /* runs.claims (claims.h JSON); "" when the run claimed everything or predates them. */
+    const char *claims;
 } reader_run;
 
 bool reader_runs(reader *r, const reader_range *range,
