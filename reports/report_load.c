@@ -68,6 +68,7 @@ static bool add_cell(void *ctx, const reader_cell *row, dmlc_error *err)
     c->n.differs += row->unspecified;
     c->n.skipped += row->skipped;
     c->n.errors += row->errors;
+    c->n.seconds += row->seconds;
     return true;
 }
 

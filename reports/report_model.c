@@ -482,6 +482,7 @@ static void add_counts(report_counts *sum, const report_counts *n)
     sum->skipped += n->skipped;
     sum->errors += n->errors;
     sum->expected += n->expected;
+    sum->seconds += n->seconds;
 }
 
 /* The first run of the selection that did not finish ('running' after a kill -9 or while it

@@ -60,6 +60,7 @@ typedef struct report_counts {
     uint64_t skipped;  /* the backend could not run the case (unsupported) */
     uint64_t errors;   /* the harness itself failed (a dmlcheck bug, not the backend's) */
     uint64_t expected; /* of `failed`, those whose signature an expectation names */
+    double seconds;    /* the backend's time on these cases (results.time_us); 0: unknown */
 } report_counts;
 
 typedef enum report_cell_status {

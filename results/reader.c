@@ -79,11 +79,13 @@ static const char *const reader_sql[Q_COUNT] = {
         " count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         " WHERE c.run_id BETWEEN ?1 AND ?2 AND x.verdict = 'skip' AND x.detail IS NOT NULL"
         " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 7 DESC",
+    /* verdict_counts' sums over the range, with the backend's time (µs) of the cases. */
     [Q_CELLS] =
-        "SELECT feature_level, op, input_type, output_type, indices_type, sum(cases),"
-        " sum(passed), sum(failed), sum(unspecified), sum(skipped), sum(errors)"
-        " FROM verdict_counts WHERE run_id BETWEEN ?1 AND ?2"
-        " GROUP BY feature_level, op, input_type, output_type, indices_type",
+        "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, count(*),"
+        " sum(x.verdict = 'pass'), sum(x.verdict = 'fail'), sum(x.verdict = 'unspecified'),"
+        " sum(x.verdict = 'skip'), sum(x.verdict = 'error'), total(x.time_us)"
+        " FROM cases c JOIN results x ON x.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"
+        " GROUP BY 1, 2, 3, 4, 5",
     /* Signatures with their case count in the selected runs.  A result belongs to a
      * signature when every key field of the signature (schema: signatures_key) matches. */
     [Q_SIGNATURES] =
@@ -395,7 +397,8 @@ bool reader_cells(reader *d, const reader_range *range,
         return false;
     while (next_row(d, s, &failed, err)) {
         reader_cell row = { cell_key(s), col_u64(s, 5), col_u64(s, 6), col_u64(s, 7),
-                            col_u64(s, 8), col_u64(s, 9), col_u64(s, 10) };
+                            col_u64(s, 8), col_u64(s, 9), col_u64(s, 10),
+                            sqlite3_column_double(s, 11) * 1e-6 };
         if (!each(ctx, &row, err))
             return false;
     }
