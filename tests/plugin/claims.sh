@@ -23,6 +23,13 @@ check "summary_verdict_line_names_the_claims" \
     out_has '**Verdict:** CONFORMANT for what it claims: ARGMIN, ARGMAX on FLOAT32, INT32; MAX\_POOLING2, MAX\_POOLING1 on FLOAT32'
 check "levels_conformant_for_their_claims" out_has "| 3_0 | **CONFORMANT FOR ITS CLAIMS** |"
 check "claims_in_the_provenance" eval "\"$dmlcheck\" report --db '$tmp/ok.sqlite' | grep -qF '| claims | ARGMIN, ARGMAX on FLOAT32, INT32;'"
+# The heat map: a square no level allows is blank, never grey "too few cases"; a square
+# beyond the claims is "not claimed".
+"$dmlcheck" report --db "$tmp/ok.sqlite" --format html -o "$tmp/ok.html" >/dev/null 2>&1
+check "heat_map_no_grey_square" eval '! grep -q "<rect [^>]*fill=\"#d0d7de\"" "$tmp/ok.html"'
+check "heat_map_no_row_no_level_allows" eval '! grep -q ">f64</text>" "$tmp/ok.html"'
+check "heat_map_marks_unclaimed" eval 'grep -q "FL 3_0: not claimed" "$tmp/ok.html"'
+check "html_lead_names_the_claims" eval 'grep -qF "<b>CONFORMANT for what it claims: ARGMIN, ARGMAX on FLOAT32, INT32;" "$tmp/ok.html"'
 if [ -n "$have_sqlite" ]; then
     check "skip_names_the_missing_claim" eval "[ \$(sqlite3 '$tmp/ok.sqlite' \"SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'MAX_POOLING2' AND c.input_type = 'FLOAT16' AND r.detail = 'the plug-in does not claim FLOAT16 for MAX_POOLING2'\") -gt 0 ]"
     check "int32_argmax_is_run" eval "[ \$(sqlite3 '$tmp/ok.sqlite' \"SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'ARGMAX' AND c.input_type = 'INT32' AND r.verdict = 'pass'\") -ge 20 ]"
