@@ -35,6 +35,11 @@ static bool narrower_than_all(const backend_claims *c)
     return c->max_feature_level && c->max_feature_level < fl_tested[FL_TESTED_COUNT - 1];
 }
 
+void claims_settle(backend_claims *c)
+{
+    c->limited = narrower_than_all(c);
+}
+
 void claims_uniform(backend_claims *c, DML_FEATURE_LEVEL max_level, uint32_t input_types)
 {
     for (int op = 0; op < OP_COUNT; op++)
@@ -267,7 +272,7 @@ bool claims_from_json(const char *text, backend_claims *c, dmlc_error *err)
         json_array_foreach(ops, i, entry)
             if (!(ok = claims_add_json_entry(c, entry, err)))
                 break;
-    c->limited = true;
+    claims_settle(c);
     json_decref(root);
     return ok;
 }

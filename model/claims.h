@@ -40,6 +40,8 @@ void claims_all(backend_claims *c);
  * operator and type is claimed. */
 void claims_uniform(backend_claims *c, DML_FEATURE_LEVEL max_level, uint32_t input_types);
 
+/* After filling ops and max_feature_level by hand: `limited` unless they cover everything. */
+void claims_settle(backend_claims *c);
 /* True when the claims cover op with these types at level fl (indices UNKNOWN: no indices
  * tensor, always covered). */
 bool claims_cover(const backend_claims *c, op_id op, DML_FEATURE_LEVEL fl,

@@ -182,8 +182,8 @@ static bool read_operator_claims(backend *b, dmlc_error *err)
             b->claims.ops[op] = (op_claim){ true, e->input_types, e->output_types,
                                             e->indices_types };
     }
-    b->claims.limited = true;
     b->claims.max_feature_level = b->caps.max_feature_level;
+    claims_settle(&b->claims);
     return true;
 }
 

@@ -467,6 +467,7 @@ static bool read_claims(json_t *ops, json_t *types, json_t *list, DML_FEATURE_LE
             if (!claims_add_json_entry(c, entry, err))
                 return err_prefix(err, "WELCOME.claims[%zu]", i);
         c->max_feature_level = level;
+        claims_settle(c);
         return true;
     }
     for (int op = 0; op < OP_COUNT; op++)
