@@ -86,6 +86,11 @@ static bool load_api(backend *b, dmlc_error *err)
 {
     dlerror();
     b->library = dlopen(b->path, RTLD_NOW | RTLD_LOCAL);
+    /* dlopen looks a name without a slash up in the library path, not here: say so. */
+    if (!b->library && !strchr(b->path, '/'))
+        return err_set(err, "plugin %s: cannot load it: %s (a name without '/' is looked up "
+                       "in the system's library path, not the current folder: write ./%s or "
+                       "an absolute path)", b->path, dlerror(), b->path);
     if (!b->library)
         return err_set(err, "plugin %s: cannot load it: %s", b->path, dlerror());
     dmlcheck_plugin_entry_fn entry;

@@ -59,4 +59,8 @@ if [ -n "$have_xmllint" ]; then
 else
     skip "junit_valid" "no xmllint"
 fi
+# A library named without a slash: dlopen's message, and how to name it here.
+run run --backend plugin:libdmlcheck_no_such_plugin.so --cases 1 --db "$tmp/none.sqlite"
+check "plugin_without_slash_says_use_dot_slash" \
+    eval 'rc_is 2 && err_has "write ./libdmlcheck_no_such_plugin.so or an absolute path"'
 finish
