@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "case.h"
+#include "claims.h"
 #include "error.h"
 
 /* What a run can be found to have done wrong besides its answer, one row each:
@@ -35,8 +36,8 @@ typedef enum run_status {
     RUN_FINDINGS(X)
 #undef X
     RUN_REJECTED,            /* the backend refused the descriptor as invalid (message) */
-    /* The backend calls the case unsupported although it claims the operator, the input
-     * type and the feature level (a plug-in's capabilities): a gap in what it claims. */
+    /* The backend calls the case unsupported although it claims the operator, its types
+     * and the feature level (backend_info.claims): a gap in what it claims. */
     RUN_UNSUPPORTED_CLAIMED,
     /* What a backend that runs the implementation in a process of its own saw of it (the
      * process protocol's child): it died, or it did not answer in time.  Recorded as the
@@ -64,6 +65,10 @@ typedef struct backend_info {
                                must refuse (dml_case.must_reject); run then only creates */
     bool batches;           /* run_batch runs small cases faster together than one by one, so
                                the worker hands it several at once */
+    /* What it claims to implement, per operator and data type (claims.h); all zero: every
+     * operator and type.  The backend skips a case beyond them; runs store them with the run
+     * (runs.claims) and reports judge claimed cells apart. */
+    backend_claims claims;
 } backend_info;
 
 /* One case of a batch (backend_vtable.run_batch): what run takes, and what it gives back. */

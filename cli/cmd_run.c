@@ -24,6 +24,7 @@
  * that were never drawn. */
 typedef struct level_needs {
     size_t short_cells, skipped_cells, undrawn_cells;
+    size_t unclaimed_cells; /* beyond the backend's claims, never run: not short */
     uint64_t cases_needed; /* 0: no short cell ran a judged case */
 } level_needs;
 
@@ -35,6 +36,10 @@ static level_needs needs_of_level(const report_model *m, DML_FEATURE_LEVEL fl)
         uint64_t judged = c->n.passed + c->n.failed;
         if (c->key.fl != fl || !c->required || c->status != REPORT_CELL_FEW)
             continue;
+        if (!c->claimed && judged == 0) {
+            n.unclaimed_cells++;
+            continue;
+        }
         n.short_cells++;
         if (judged == 0) {
             n.skipped_cells += c->n.run > 0;
@@ -71,6 +76,8 @@ static void print_level_outlook(const report_model *m, const report_verdict *v,
     if (n.undrawn_cells)
         printf("; %zu were never drawn (this run's --types or --ops left them out, or they are "
                "rare: --types and --ops draw them more often)", n.undrawn_cells);
+    if (n.unclaimed_cells)
+        printf("; %zu more are not claimed by the backend", n.unclaimed_cells);
     printf("\n");
 }
 
@@ -114,9 +121,12 @@ static void print_outlook(const runner_options *o, int64_t run_id, unsigned min_
 {
     report_model m;
     if (load_verdicts(&m, o->db_path, run_id, min_cases)) {
+        char line[600];
         for (size_t i = 0; i < m.verdict_count; i++)
-            if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT)
+            if (m.verdicts[i].kind == REPORT_VERDICT_INSUFFICIENT && m.verdicts[i].few_cells)
                 print_level_outlook(&m, &m.verdicts[i], o);
+        if (report_claims_line(&m, line, sizeof line)[0])
+            printf("%s\n", line);
         print_nan_prints(&m);
     }
     report_model_free(&m);

@@ -12,6 +12,7 @@
  */
 #include "diagnose.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,66 @@ static unsigned sole_explanations(const diagnosis *d, size_t h)
     return n;
 }
 
+/* Probes where causes a and b together explain what came back, where the spec and every
+ * single rival do not. */
+static unsigned pair_explanations(const diagnosis *d, const scan_variant *both,
+                                  const exec_options *exec)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->probe_count; i++) {
+        const diagnosis_probe *r = &d->probes[i];
+        if (!r->got.ran || (r->holds & d->rivals))
+            continue;
+        case_outputs predicted = { 0 };
+        dmlc_error why;
+        n += scan_predict(both, &r->probe, exec, &predicted, &why)
+             && !same_outputs(&r->probe, &predicted, &r->spec)
+             && same_outputs(&r->probe, &predicted, &r->got.outputs);
+        case_outputs_free(&predicted);
+    }
+    return n;
+}
+
+/* No single cause confirmed: two candidates whose bugs only show together (a window read
+ * undilated and padding read as zero) are confirmed as a pair when their composed prediction
+ * is what came back on DIAGNOSE_CONFIRMATIONS probes; the first such pair in catalogue
+ * order, and only if no other pair also explains them. */
+static void confirm_pair(const diagnose_options *opt, diagnosis *d)
+{
+    unsigned found = 0;
+    size_t pair[2] = { 0, 0 };
+    for (size_t a = 0; a < CAUSE_COUNT; a++)
+        for (size_t b = a + 1; ((d->candidates >> a) & 1) && b < CAUSE_COUNT; b++) {
+            scan_variant both;
+            if (!((d->candidates >> b) & 1)
+                || !scan_variant_compose(&cause_catalogue[a]->variant,
+                                         &cause_catalogue[b]->variant, &both)
+                || pair_explanations(d, &both, &opt->exec) < DIAGNOSE_CONFIRMATIONS)
+                continue;
+            if (found++ == 0) {
+                pair[0] = a;
+                pair[1] = b;
+            }
+        }
+    if (found != 1)
+        return;
+    d->confirmed[0] = cause_catalogue[pair[0]];
+    d->confirmed[1] = cause_catalogue[pair[1]];
+    d->confirmed_count = 2;
+    d->interacting = true;
+}
+
+const char *diagnosis_key(const diagnosis *d, char *buf, size_t size)
+{
+    if (d->confirmed_count == 1)
+        snprintf(buf, size, "%s", d->confirmed[0]->id);
+    else if (d->interacting)
+        snprintf(buf, size, "%s+%s", d->confirmed[0]->id, d->confirmed[1]->id);
+    else
+        return NULL;
+    return buf;
+}
+
 bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_ask ask,
                    void *ask_ctx, diagnosis *d, dmlc_error *err)
 {
@@ -248,6 +309,8 @@ bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_a
     for (size_t h = 0; h < CAUSE_COUNT; h++)
         if (((d->rivals >> h) & 1) && sole_explanations(d, h) >= DIAGNOSE_CONFIRMATIONS)
             d->confirmed[d->confirmed_count++] = cause_catalogue[h];
+    if (!d->confirmed_count)
+        confirm_pair(opt, d);
     return true;
 }
 

@@ -61,6 +61,11 @@ typedef struct diagnosis {
      * confirmed_count 0: undiagnosed. */
     const cause *confirmed[CAUSE_COUNT];
     unsigned confirmed_count;
+    /* confirmed[0] and [1] are two bugs that explain the answers only together (each
+     * cause's prediction with the other's applied too): their composed prediction held on
+     * DIAGNOSE_CONFIRMATIONS probes where no single cause's did.  A combination is tried only
+     * when no single cause is confirmed. */
+    bool interacting;
     uint64_t rivals;      /* causes that could touch the case (their family and applies) */
     uint64_t candidates;  /* rivals whose prediction on the failing case differs from spec */
     diagnosis_probe probes[DIAGNOSE_MAX_PROBES];
@@ -76,6 +81,9 @@ void diagnosis_free(diagnosis *d);
 
 /* The cause confirmed alone, or NULL (undiagnosed, or two confirmed). */
 const cause *diagnosis_cause(const diagnosis *d);
+/* The root cause as stored and keyed: a confirmed cause's id, or "a+b" for two interacting
+ * causes; NULL when undiagnosed (or two independent causes: no one key). */
+const char *diagnosis_key(const diagnosis *d, char *buf, size_t size);
 
 /* The diagnosis and its evidence as JSON (a new reference): status, causes with sentences,
  * and per probe its case, what the spec says, what the confirmed cause (else the cause it was

@@ -122,7 +122,8 @@ json_t *diagnosis_json(const diagnosis *d)
         json_decref(evidence);
         return NULL;
     }
-    json_object_set_new(j, "status", json_string(d->confirmed_count ? "confirmed" : "undiagnosed"));
+    json_object_set_new(j, "status", json_string(d->interacting ? "confirmed together"
+                                                 : d->confirmed_count ? "confirmed" : "undiagnosed"));
     for (unsigned i = 0; i < d->confirmed_count; i++) {
         json_t *c = json_object();
         json_object_set_new(c, "id", json_string(d->confirmed[i]->id));
@@ -199,6 +200,9 @@ const char *diagnosis_text(const diagnosis *d, char *buf, size_t size)
     if (!d->confirmed_count)
         put(buf, size, &used, "undiagnosed: no root cause's predictions held alone on %d probes "
             "(%u asked)\n", DIAGNOSE_CONFIRMATIONS, d->probe_count);
+    if (d->interacting)
+        put(buf, size, &used, "two root causes confirmed together (neither explains the answers "
+            "alone):\n");
     for (unsigned i = 0; i < d->confirmed_count; i++)
         put(buf, size, &used, "confirmed root cause %s: %s\n", d->confirmed[i]->id, d->confirmed[i]->sentence);
     for (unsigned i = 0; i < d->probe_count; i++) {

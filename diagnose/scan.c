@@ -246,3 +246,32 @@ bool scan_predict(const scan_variant *v, const dml_case *probe, const exec_optio
     case_free(&seen);
     return ok;
 }
+
+/* One hook of the composition: the one that is set; false when both are. */
+#define COMPOSE_HOOK(name)                                                                   \
+    do {                                                                                     \
+        if (a->name && b->name)                                                              \
+            return false;                                                                    \
+        out->name = a->name ? a->name : b->name;                                             \
+    } while (0)
+
+/* A hook added to scan_variant must be composed too. */
+_Static_assert(sizeof(scan_variant) == 11 * sizeof(void (*)(void)),
+               "scan_variant_compose names every hook");
+
+bool scan_variant_compose(const scan_variant *a, const scan_variant *b, scan_variant *out)
+{
+    *out = (scan_variant){ 0 };
+    COMPOSE_HOOK(reshape);
+    COMPOSE_HOOK(input_offset);
+    COMPOSE_HOOK(padding_bits);
+    COMPOSE_HOOK(number_key);
+    COMPOSE_HOOK(backwards);
+    COMPOSE_HOOK(seed);
+    COMPOSE_HOOK(replaces);
+    COMPOSE_HOOK(index_of);
+    COMPOSE_HOOK(value_of);
+    COMPOSE_HOOK(output_offset);
+    COMPOSE_HOOK(written);
+    return true;
+}

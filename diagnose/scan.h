@@ -84,6 +84,10 @@ int64_t scan_final_key(const scan_env *e, int64_t key, bool is_nan);
 bool scan_spec_replaces(const scan_env *e, const scan_item *cand, const scan_item *best);
 uint64_t scan_strided_offset(const case_tensor *t, const uint32_t *coords);
 
+/* Both variants at once (two bugs in one implementation): every hook either one sets.  False
+ * when both set the same hook (their bugs change the same step: no one composition). */
+bool scan_variant_compose(const scan_variant *a, const scan_variant *b, scan_variant *out);
+
 /* Runs probe under v into out (allocated here, canary-filled like the backend's, freed by the
  * caller with case_outputs_free).  False when the variant cannot predict this probe (err
  * says why) or memory runs out. */

@@ -43,7 +43,13 @@ static void print_diagnosis(runner *r, const seen_signature *s, const diagnosis 
     char name[GEN_CASE_ID_SIZE];
     runner_case_name(r->o->seed, s->index, name);
     const cause *c = diagnosis_cause(d);
-    if (c)
+    if (d->interacting)
+        fprintf(r->o->out, "diagnosed: %s %s %s (case %s) is two bugs together: %s (%s) and %s "
+                "(%s); neither explains its probes alone (confirmed by %u probes)\n",
+                verdict_name(s->verdict), mismatch_kind_name(s->kind), op_table[s->op].name, name,
+                d->confirmed[0]->id, d->confirmed[0]->sentence, d->confirmed[1]->id,
+                d->confirmed[1]->sentence, d->probe_count);
+    else if (c)
         fprintf(r->o->out, "diagnosed: %s %s %s (case %s) is %s: %s (confirmed by %u probes)\n",
                 verdict_name(s->verdict), mismatch_kind_name(s->kind), op_table[s->op].name, name,
                 c->id, c->sentence, d->probe_count);
@@ -51,6 +57,12 @@ static void print_diagnosis(runner *r, const seen_signature *s, const diagnosis 
         fprintf(r->o->out, "undiagnosed: %s %s %s (case %s): no root cause of the catalogue "
                 "explains its %u probes; it keeps its kind\n", verdict_name(s->verdict),
                 mismatch_kind_name(s->kind), op_table[s->op].name, name, d->probe_count);
+}
+
+/* Whether probing named the failure: one cause, or two that act together. */
+static bool confirmed(const diagnosis *d)
+{
+    return d->confirmed_count == 1 || d->interacting;
 }
 
 /* Asks the probes of one case; false with err when asking failed. */
@@ -65,11 +77,12 @@ static bool diagnose_one(runner *r, const seen_signature *s, const dml_case *c, 
 static bool record_diagnosis(runner *r, const seen_signature *s, const diagnosis *d,
                              dmlc_error *err)
 {
-    const cause *found = diagnosis_cause(d);
+    char key[2 * 64 + 2];
+    const char *found = diagnosis_key(d, key, sizeof key);
     json_t *evidence = diagnosis_json(d);
     char *text = evidence ? json_dumps(evidence, JSON_COMPACT) : NULL;
     json_decref(evidence);
-    bool ok = text ? store_signature_diagnosis(r->db, s->id, found ? found->id : NULL, text, err)
+    bool ok = text ? store_signature_diagnosis(r->db, s->id, found, text, err)
                    : err_set(err, "out of memory writing a diagnosis");
     free(text);
     if (ok)
@@ -88,7 +101,7 @@ static bool diagnose_signature(runner *r, seen_signature *s, dmlc_error *err)
     bool ok = d || err_set(err, "out of memory for a diagnosis");
     if (ok && s->shrunk)
         ok = diagnose_one(r, s, s->shrunk, d, err);
-    if (ok && !diagnosis_cause(d))
+    if (ok && !confirmed(d))
         ok = session_generate(r->s, s->index, &generated, &info, err)
              && diagnose_one(r, s, &generated, d, err);
     s->diagnosed = true;

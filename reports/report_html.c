@@ -40,7 +40,7 @@ static const char html_style[] =
     ".card .why{font-size:13px}"
     ".pass{background:#dafbe1}.few{background:#eaeef2}.expected{background:#fff8c5}"
     ".fail{background:#ffebe9}.error{background:#fbefff}.differs{background:#ddf4ff}"
-    ".card.pass,.card.CONFORMANT{border-top-color:#2da44e;background:#fff}"
+    ".card.pass,.card.CONFORMANT,.card.CONFORMANT_CLAIMS{border-top-color:#2da44e;background:#fff}"
     ".card.NOT_CONFORMANT{border-top-color:#cf222e}.card.KNOWN_BUGS{border-top-color:#d4a72c}"
     ".card.INSUFFICIENT{border-top-color:#8c959f}.card.NOT_TESTED{border-top-color:#d0d7de}"
     ".card.INCOMPLETE{border-top-color:#bf8700}"
@@ -75,7 +75,9 @@ static const char *status_class(report_cell_status s)
 static const char *verdict_class(report_verdict_kind v)
 {
     static const char *const names[] = { "CONFORMANT", "NOT_CONFORMANT", "KNOWN_BUGS",
-                                         "INSUFFICIENT", "NOT_TESTED", "INCOMPLETE" };
+                                         "INSUFFICIENT", "NOT_TESTED", "INCOMPLETE",
+                                         "CONFORMANT_CLAIMS" };
+    _Static_assert(REPORT_VERDICT_CONFORMANT_CLAIMS == 6, "one class per verdict");
     return names[v];
 }
 
@@ -100,6 +102,12 @@ static void html_head(const report_model *m, FILE *out)
     fprintf(out, ", %" PRIu64 " cases &#8212; database <code>", m->total_cases);
     esc(out, report_omitted(m, m->db_path));
     fprintf(out, "</code></p>\n");
+    char claims[600];
+    if (report_claims_line(m, claims, sizeof claims)[0]) {
+        fprintf(out, "<p class=\"lead\"><b>");
+        esc(out, claims);
+        fprintf(out, "</b></p>\n");
+    }
     if (m->baseline) {
         char counts[160];
         fprintf(out, "<p class=\"lead\">Compared with the baseline: ");
@@ -128,8 +136,9 @@ static void html_legend(FILE *out)
                  "<span><i style=\"background:#eac54f\"></i>expected failure (known bug)</span>"
                  "<span><i style=\"background:#ff8182\"></i>FAIL</span>"
                  "<span><i style=\"background:#c297ff\"></i>harness error</span>"
-                 "<span><i style=\"background:#ffffff\"></i>&#8212; not allowed at this level"
-                 "</span></p>\n");
+                 "<span><i style=\"background:#f6f8fa\"></i>not claimed by the backend</span>"
+                 "<span><i style=\"background:#ffffff\"></i>&#8212; not applicable: no level "
+                 "allows it here</span></p>\n");
 }
 
 static void html_verdicts(const report_model *m, FILE *out)
@@ -184,9 +193,12 @@ static void html_failing_cells(const report_model *m, FILE *out)
     fprintf(out, "</section>\n");
 }
 
-/* Aggregate of one heat-map square: every cell of (fl, op, input type). */
+/* Aggregate of one heat-map square: every required cell of (fl, op, input type), and any cell
+ * the level does not require that failed (the backend ran a descriptor it had to refuse).
+ * A square without either is not applicable, blank: never grey "too few cases". */
 typedef struct square {
     bool any_allowed;
+    bool any_claimed;
     int severity;
     report_cell_status status;
     uint64_t judged, failed;
@@ -195,14 +207,15 @@ typedef struct square {
 static square square_of(const report_model *m, DML_FEATURE_LEVEL fl, op_id op,
                         DML_TENSOR_DATA_TYPE input)
 {
-    square q = { false, 0, REPORT_CELL_PASS, 0, 0 };
+    square q = { false, false, 0, REPORT_CELL_PASS, 0, 0 };
     for (size_t i = 0; i < m->cell_count; i++) {
         const report_cell *c = &m->cells[i];
         if (c->key.fl != fl || c->key.op != op || c->key.input != input)
             continue;
-        if (!c->required && c->n.run == 0)
+        if (!c->required && c->status != REPORT_CELL_FAIL)
             continue;
         q.any_allowed = true;
+        q.any_claimed |= !report_cell_unclaimed(c);
         q.judged += c->n.passed + c->n.failed;
         q.failed += c->n.failed;
         if (status_severity(c->status) > q.severity) {
@@ -217,21 +230,24 @@ static const char *square_fill(const square *q)
 {
     if (!q->any_allowed)
         return "#ffffff";
+    if (!q->any_claimed)
+        return "#f6f8fa";
     static const char *const fills[] = { "#4ac26b", "#d0d7de", "#eac54f", "#ff8182", "#c297ff" };
     return fills[q->status];
 }
 
 enum { HM_LABEL_W = 48, HM_CELL_W = 66, HM_CELL_H = 26, HM_TOP = 46 };
 
-/* Input types with a cell (required or run) for some operator: the heat map's rows, the same
- * in every block so they line up. */
+/* Input types with a cell some level requires (or a failing one) for some operator: the heat
+ * map's rows, the same in every block so they line up. */
 static size_t heatmap_rows(const report_model *m, DML_TENSOR_DATA_TYPE *rows)
 {
     size_t n = 0;
     for (size_t t = 0; t < DTYPE_COUNT; t++)
         for (size_t i = 0; i < m->cell_count; i++) {
             const report_cell *c = &m->cells[i];
-            if (c->key.input == dtype_table[t].type && (c->required || c->n.run > 0)) {
+            if (c->key.input == dtype_table[t].type
+                && (c->required || c->status == REPORT_CELL_FAIL)) {
                 rows[n++] = dtype_table[t].type;
                 break;
             }
@@ -259,9 +275,12 @@ static void heatmap_block(const report_model *m, op_id op, int x0, const DML_TEN
                          PRIu64 " judged, %" PRIu64 " failed</title></rect>\n",
                     x, y, HM_CELL_W, HM_CELL_H, square_fill(&q), op_table[op].name,
                     dtype_stem(rows[t]), fl_name(m->verdicts[f].fl),
-                    q.any_allowed ? report_cell_status_name(q.status) : "not allowed", q.judged,
-                    q.failed);
-            if (q.any_allowed)
+                    !q.any_allowed ? "not applicable" : !q.any_claimed ? "not claimed"
+                    : report_cell_status_name(q.status), q.judged, q.failed);
+            if (q.any_allowed && !q.any_claimed)
+                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                             "fill=\"#8c959f\">n/c</text>\n", x + HM_CELL_W / 2, y + 17);
+            else if (q.any_allowed)
                 fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%" PRIu64
                              "%s</text>\n",
                         x + HM_CELL_W / 2, y + 17, q.failed ? q.failed : q.judged,

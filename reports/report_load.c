@@ -68,6 +68,7 @@ static bool add_cell(void *ctx, const reader_cell *row, dmlc_error *err)
     c->n.differs += row->unspecified;
     c->n.skipped += row->skipped;
     c->n.errors += row->errors;
+    c->n.seconds += row->seconds;
     return true;
 }
 
@@ -188,11 +189,11 @@ static bool add_run(void *ctx, const reader_run *row, dmlc_error *err)
     char **text[] = { &r->version, &r->git_revision, &r->host, &r->options, &r->command_line,
                       &r->backend, &r->status, &r->nan_policy, &r->started, &r->finished,
                       &r->platform, &r->device, &r->driver, &r->runtime, &r->fp_config,
-                      &r->shard };
+                      &r->shard, &r->claims };
     const char *from[] = { row->version, row->git_revision, row->host, row->options,
                            row->command_line, row->backend, row->status, row->nan_policy,
                            row->started, row->finished, row->platform, row->device, row->driver,
-                           row->runtime, row->fp_config, row->shard };
+                           row->runtime, row->fp_config, row->shard, row->claims };
     _Static_assert(sizeof text / sizeof *text == sizeof from / sizeof *from, "one source per field");
     m->total_seconds += r->seconds;
     for (size_t i = 0; i < sizeof text / sizeof *text; i++)

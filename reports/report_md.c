@@ -33,12 +33,34 @@ static void md_code_line(FILE *out, const char *s)
     fputc('\n', out);
 }
 
+/* The news in one line: what it claims passed, or each tested level's verdict. */
+static void md_headline(const report_model *m, FILE *out)
+{
+    char line[600];
+    fprintf(out, "**Verdict:** ");
+    if (report_claims_line(m, line, sizeof line)[0]) {
+        md_text(out, line);
+        fprintf(out, "  \n");
+        return;
+    }
+    const char *sep = "";
+    for (size_t i = 0; i < m->verdict_count; i++)
+        if (m->verdicts[i].kind != REPORT_VERDICT_NOT_TESTED) {
+            fprintf(out, "%s%s %s", sep, fl_name(m->verdicts[i].fl),
+                    report_verdict_name(m->verdicts[i].kind));
+            sep = ", ";
+        }
+    fprintf(out, "%s  \n", sep[0] ? "" : "nothing tested");
+}
+
 static void md_summary(const report_model *m, FILE *out)
 {
     char subject[600];
     fprintf(out, "# ");
     md_text(out, m->title);
-    fprintf(out, "\n\n**Subject:** ");
+    fprintf(out, "\n\n");
+    md_headline(m, out);
+    fprintf(out, "**Subject:** ");
     md_text(out, report_subject(m, subject, sizeof subject));
     fprintf(out, "  \n**Runs:** ");
     md_text(out, m->selection);
@@ -56,7 +78,13 @@ static void md_summary(const report_model *m, FILE *out)
             md_text(out, changes);
         }
     }
-    fprintf(out, "\n\nA *cell* is one operator with one combination of tensor data types at one "
+    fprintf(out, "\n\n");
+}
+
+/* What a cell and a level's verdict mean. */
+static void md_intro(const report_model *m, FILE *out)
+{
+    fprintf(out, "A *cell* is one operator with one combination of tensor data types at one "
                  "feature level. A level is **CONFORMANT** when every cell it requires passed "
                  "with at least %u judged cases. Mismatches where DirectML leaves the result "
                  "open (NaN, denormals, windows entirely in padding) are reported as *differs "
@@ -107,7 +135,7 @@ static void md_nan_prints(const report_model *m, const char *before, size_t limi
     fprintf(out, "\n");
 }
 
-static void md_verdicts(const report_model *m, FILE *out)
+static void md_verdict_table(const report_model *m, FILE *out)
 {
     fprintf(out, "## Verdict per feature level\n\n"
                  "| Level | Verdict | Required cells: pass / too few / fail / expected | "
@@ -123,34 +151,67 @@ static void md_verdicts(const report_model *m, FILE *out)
                 v->n.differs, v->n.skipped, report_verdict_text(m, v, why, sizeof why));
     }
     fputc('\n', out);
-    for (size_t i = 0; i < m->verdict_count; i++) {
-        const report_verdict *v = &m->verdicts[i];
-        if (v->kind == REPORT_VERDICT_CONFORMANT || v->kind == REPORT_VERDICT_NOT_TESTED)
-            continue;
-        fprintf(out, "**%s, %s:**\n\n", fl_name(v->fl), report_verdict_name(v->kind));
-        size_t few_shown = 0, few_total = 0;
-        /* Failures first, then (up to MD_LIST_LIMIT) the cells that lack cases. */
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t j = 0; j < m->cell_count; j++) {
-                const report_cell *c = &m->cells[j];
-                bool few = c->status == REPORT_CELL_FEW;
-                if (c->key.fl != v->fl || c->status == REPORT_CELL_PASS || few != (pass == 1)
-                    || (few && !c->required))
-                    continue;
-                if (few && few_total++ >= MD_LIST_LIMIT)
-                    continue;
-                few_shown += few;
-                char types[64], bound[160];
-                fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
-                        report_cell_types(&c->key, types, sizeof types),
-                        report_cell_status_name(c->status),
-                        report_bound_text(c, bound, sizeof bound));
-            }
-        if (few_total > few_shown)
-            fprintf(out, "- and %zu more cells with fewer than %u judged cases (see the matrix)\n",
-                    few_total - few_shown, m->min_cases);
+}
+
+/* One level's notes: its failing cells, then (up to MD_LIST_LIMIT) the claimed cells that
+ * lack cases, then one line for the cells it does not claim. */
+static void md_level_notes(const report_model *m, const report_verdict *v, FILE *out)
+{
+    fprintf(out, "**%s, %s:**\n\n", fl_name(v->fl), report_verdict_name(v->kind));
+    size_t few_shown = 0, few_total = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t j = 0; j < m->cell_count; j++) {
+            const report_cell *c = &m->cells[j];
+            bool few = c->status == REPORT_CELL_FEW;
+            if (c->key.fl != v->fl || c->status == REPORT_CELL_PASS || few != (pass == 1)
+                || (few && !c->required) || report_cell_unclaimed(c))
+                continue;
+            if (few && few_total++ >= MD_LIST_LIMIT)
+                continue;
+            few_shown += few;
+            char types[64], bound[160];
+            fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
+                    report_cell_types(&c->key, types, sizeof types),
+                    report_cell_status_name(c->status), report_bound_text(c, bound, sizeof bound));
+        }
+    if (few_total > few_shown)
+        fprintf(out, "- and %zu more cells with fewer than %u judged cases (see the matrix)\n",
+                few_total - few_shown, m->min_cases);
+    if (v->unclaimed_cells) {
+        char what[400];
+        fprintf(out, "- %zu required cell%s not claimed by the backend, which claims ",
+                v->unclaimed_cells, v->unclaimed_cells == 1 ? " is" : "s are");
+        md_text(out, claims_describe(&m->claims, what, sizeof what));
         fputc('\n', out);
     }
+    fputc('\n', out);
+}
+
+/* Per-level notes for every level not plainly CONFORMANT; folded in <details> (the summary)
+ * when `folded`. */
+static void md_cell_notes(const report_model *m, bool folded, FILE *out)
+{
+    size_t levels = 0;
+    for (size_t i = 0; i < m->verdict_count; i++)
+        levels += m->verdicts[i].kind != REPORT_VERDICT_CONFORMANT
+                  && m->verdicts[i].kind != REPORT_VERDICT_NOT_TESTED;
+    if (!levels)
+        return;
+    if (folded)
+        fprintf(out, "<details><summary>Per-cell notes of %zu level%s</summary>\n\n", levels,
+                levels == 1 ? "" : "s");
+    for (size_t i = 0; i < m->verdict_count; i++)
+        if (m->verdicts[i].kind != REPORT_VERDICT_CONFORMANT
+            && m->verdicts[i].kind != REPORT_VERDICT_NOT_TESTED)
+            md_level_notes(m, &m->verdicts[i], out);
+    if (folded)
+        fprintf(out, "</details>\n\n");
+}
+
+static void md_verdicts(const report_model *m, FILE *out)
+{
+    md_verdict_table(m, out);
+    md_cell_notes(m, false, out);
 }
 
 /* The check's explanation of a representative, as `run` printed it (values at the expected and
@@ -458,6 +519,7 @@ static void md_provenance(const report_model *m, FILE *out)
 bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)
 {
     md_summary(m, out);
+    md_intro(m, out);
     md_verdicts(m, out);
     md_families(m, 0, out);
     md_matrix(m, out);
@@ -499,29 +561,59 @@ static bool signature_fails(const report_signature *s)
     return !s->unspecified && !s->expected_reason;
 }
 
-static void summary_signatures(const report_model *m, const ranked *order, size_t n, FILE *out)
+/* Signatures with this few cases are folded in the summary: the families above hold them. */
+#define SUMMARY_FOLD_CASES 2
+
+static void summary_signature_head(bool baseline, FILE *out)
 {
-    bool baseline = m->baseline != NULL;
+    fprintf(out, "| # | Status | Level | Operator | Types | Layout | Distribution | Kind "
+                 "| Cases |%s\n|--:|---|---|---|---|---|---|---|--:|%s\n",
+            baseline ? " vs baseline |" : "", baseline ? "---|" : "");
+}
+
+/* Rows of the ranked signatures with more than SUMMARY_FOLD_CASES cases (`folded` false) or
+ * at most that many (true), while the budget lasts; *left and *left_cases count the rest. */
+static size_t summary_signature_rows(const report_model *m, const ranked *order, size_t n,
+                                     bool folded, size_t *left, uint64_t *left_cases, FILE *out)
+{
     size_t shown = 0;
-    uint64_t left_cases = 0;
-    fprintf(out, "## Failing signatures\n\n");
     for (size_t k = 0; k < n; k++) {
+        const report_signature *s = &m->signatures[order[k].index];
+        if ((s->count <= SUMMARY_FOLD_CASES) != folded)
+            continue;
         if (ftell(out) > SUMMARY_BUDGET) {
-            left_cases += m->signatures[order[k].index].count;
+            (*left)++;
+            *left_cases += s->count;
             continue;
         }
-        if (!shown++)
-            fprintf(out, "| # | Status | Level | Operator | Types | Layout | Distribution | Kind "
-                         "| Cases |%s\n|--:|---|---|---|---|---|---|---|--:|%s\n",
-                    baseline ? " vs baseline |" : "", baseline ? "---|" : "");
-        md_signature_row(&m->signatures[order[k].index], order[k].index + 1, baseline, out);
+        if (!shown++) {
+            if (folded)
+                fprintf(out, "\n<details><summary>%s</summary>\n\n", "Failing signatures of "
+                        "one or two cases");
+            summary_signature_head(m->baseline != NULL, out);
+        }
+        md_signature_row(s, order[k].index + 1, m->baseline != NULL, out);
     }
+    if (folded && shown)
+        fprintf(out, "\n</details>\n");
+    return shown;
+}
+
+static void summary_signatures(const report_model *m, const ranked *order, size_t n, FILE *out)
+{
+    size_t left = 0;
+    uint64_t left_cases = 0;
+    fprintf(out, "## Failing signatures\n\n");
+    size_t shown = summary_signature_rows(m, order, n, false, &left, &left_cases, out);
+    summary_signature_rows(m, order, n, true, &left, &left_cases, out);
     if (!n)
         fprintf(out, "None.\n");
-    if (shown < n)
+    else if (!shown)
+        fprintf(out, "Each of them has one or two cases (folded below).\n");
+    if (left)
         fprintf(out, "\n... and %zu more failing signatures (%" PRIu64 " cases): the full "
                      "report (`dmlcheck report` without `--summary`) lists them all.\n",
-                n - shown, left_cases);
+                left, left_cases);
     if (n) {
         char buf[512];
         fprintf(out, "\nReplay the largest:\n\n```sh\n");
@@ -601,13 +693,17 @@ static bool summary_text(const report_model *m, char **text, size_t *len)
         if (signature_fails(&m->signatures[i]))
             order[n++] = (ranked){ m->signatures[i].count, i };
     qsort(order, n, sizeof *order, by_count);
+    /* The news first: the verdict line and table, the families (root causes) with their
+     * cases and commands; then the rest, per-cell notes and small signatures folded. */
     md_summary(m, mem);
-    md_verdicts(m, mem);
+    md_verdict_table(m, mem);
     md_families(m, SUMMARY_FAMILIES, mem);
+    md_cell_notes(m, true, mem);
     summary_signatures(m, order, n, mem);
     summary_known_bugs(m, mem);
     summary_others(m, mem);
     md_nan_prints(m, "\n", SUMMARY_NAN_PRINTS, mem);
+    md_intro(m, mem);
     free(order);
     return fclose(mem) == 0;
 }

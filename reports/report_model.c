@@ -52,7 +52,7 @@ static void run_free(report_run *r)
     char **fields[] = { &r->version, &r->git_revision, &r->host, &r->options,
                         &r->command_line, &r->backend, &r->status, &r->nan_policy,
                         &r->started, &r->finished, &r->platform, &r->device, &r->driver,
-                        &r->runtime, &r->fp_config, &r->shard };
+                        &r->runtime, &r->fp_config, &r->shard, &r->claims };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
 }
@@ -201,8 +201,9 @@ const char *report_cell_status_name(report_cell_status s)
 const char *report_verdict_name(report_verdict_kind v)
 {
     static const char *const names[] = { "CONFORMANT", "NOT CONFORMANT", "KNOWN BUGS ONLY",
-                                         "INSUFFICIENT CASES", "NOT TESTED", "INCOMPLETE RUN" };
-    return v <= REPORT_VERDICT_INCOMPLETE ? names[v] : "?";
+                                         "INSUFFICIENT CASES", "NOT TESTED", "INCOMPLETE RUN",
+                                         "CONFORMANT FOR ITS CLAIMS" };
+    return v <= REPORT_VERDICT_CONFORMANT_CLAIMS ? names[v] : "?";
 }
 
 /* ---- which cells a feature level requires ------------------------------------------- */
@@ -225,6 +226,12 @@ bool report_cell_allowed(const report_cell_key *key)
     bool indices_ok = key->indices == DML_TENSOR_DATA_TYPE_UNKNOWN
         ? true : m->tensors->indices && type_in(t.indices, key->indices);
     return type_in(t.input, key->input) && output_ok && indices_ok;
+}
+
+bool report_cell_unclaimed(const report_cell *c)
+{
+    return c->required && !c->claimed && c->status == REPORT_CELL_FEW
+           && c->n.passed + c->n.failed == 0;
 }
 
 /* Adds a zero cell for every type combination fl_tested[*] allows and no case hit. */
@@ -498,6 +505,7 @@ static void add_counts(report_counts *sum, const report_counts *n)
     sum->skipped += n->skipped;
     sum->errors += n->errors;
     sum->expected += n->expected;
+    sum->seconds += n->seconds;
 }
 
 /* The first run of the selection that did not finish ('running' after a kill -9 or while it
@@ -523,6 +531,11 @@ static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_
             continue;
         v->required_cells++;
         v->differs_cells += c->n.differs > 0;
+        /* A cell beyond the claims that ran nothing is the claims' news, not a shortfall. */
+        if (report_cell_unclaimed(c)) {
+            v->unclaimed_cells++;
+            continue;
+        }
         switch (c->status) {
         case REPORT_CELL_PASS: v->pass_cells++; break;
         case REPORT_CELL_FEW: v->few_cells++; break;
@@ -548,8 +561,55 @@ static void compute_verdict(const report_model *m, DML_FEATURE_LEVEL fl, report_
         v->kind = REPORT_VERDICT_INSUFFICIENT;
     else if (v->expected_cells)
         v->kind = REPORT_VERDICT_KNOWN_BUGS;
+    else if (v->unclaimed_cells && v->pass_cells)
+        v->kind = REPORT_VERDICT_CONFORMANT_CLAIMS;
+    else if (v->unclaimed_cells) /* it claims nothing here: nothing passed */
+        v->kind = REPORT_VERDICT_INSUFFICIENT;
     else
         v->kind = REPORT_VERDICT_CONFORMANT;
+}
+
+/* Adds run r's claims to the selection's (m->claims): what any run claims is claimed. */
+static void unite_claims(backend_claims *all, const backend_claims *r, bool first)
+{
+    if (first || !r->limited || !all->limited) {
+        if (first || !r->limited)
+            *all = *r;
+        return;
+    }
+    all->max_feature_level = !all->max_feature_level || !r->max_feature_level ? 0
+        : all->max_feature_level > r->max_feature_level ? all->max_feature_level : r->max_feature_level;
+    for (int op = 0; op < OP_COUNT; op++) {
+        op_claim *a = &all->ops[op];
+        const op_claim *b = &r->ops[op];
+        if (!b->claimed)
+            continue;
+        if (!a->claimed) {
+            *a = *b;
+            continue;
+        }
+        /* A mask of 0 is every type: the union stays 0. */
+        a->input_types = a->input_types && b->input_types ? a->input_types | b->input_types : 0;
+        a->output_types = a->output_types && b->output_types ? a->output_types | b->output_types : 0;
+        a->indices_types = a->indices_types && b->indices_types ? a->indices_types | b->indices_types : 0;
+    }
+}
+
+/* m->claims from the runs, and each cell's claimed flag. */
+static bool apply_claims(report_model *m, dmlc_error *err)
+{
+    claims_all(&m->claims);
+    for (size_t i = 0; i < m->run_count; i++) {
+        backend_claims r;
+        if (!claims_from_json(m->runs[i].claims, &r, err))
+            return err_prefix(err, "run %lld", (long long)m->runs[i].id);
+        unite_claims(&m->claims, &r, i == 0);
+    }
+    for (size_t i = 0; i < m->cell_count; i++) {
+        const report_cell_key *k = &m->cells[i].key;
+        m->cells[i].claimed = claims_cover(&m->claims, k->op, k->fl, k->input, k->output, k->indices);
+    }
+    return true;
 }
 
 /* Unexpected failures first, then expected ones, then differs-from-policy; most cases first. */
@@ -592,6 +652,8 @@ bool report_model_finish(report_model *m, dmlc_error *err)
                                                       REPORT_CONFIDENCE);
         m->total_cases += c->n.run;
     }
+    if (!apply_claims(m, err))
+        return false;
     m->verdict_count = FL_TESTED_COUNT;
     for (size_t f = 0; f < FL_TESTED_COUNT; f++)
         compute_verdict(m, fl_tested[f], &m->verdicts[f]);
@@ -795,13 +857,38 @@ static void append_not_run(const report_model *m, const report_verdict *v, char 
     size_t none = 0;
     for (size_t i = 0; i < m->cell_count; i++) {
         const report_cell *c = &m->cells[i];
-        none += c->key.fl == v->fl && c->required && c->status == REPORT_CELL_FEW
+        none += c->key.fl == v->fl && c->required && c->claimed && c->status == REPORT_CELL_FEW
                 && c->n.passed + c->n.failed == 0 && c->n.skipped > 0;
     }
     size_t used = strlen(buf);
     if (none)
         snprintf(buf + used, size - used, "; %zu of them ran none of their cases (the backend "
                  "skipped every one; the matrix says why)", none);
+    used = strlen(buf);
+    if (v->unclaimed_cells)
+        snprintf(buf + used, size - used, "; %zu more are not claimed", v->unclaimed_cells);
+}
+
+const char *report_claims_line(const report_model *m, char *buf, size_t size)
+{
+    /* Some level green for its claims, and every other tested level green or claiming none
+     * of its cells: everything claimed passed. */
+    bool claims_green = false, short_somewhere = false;
+    for (size_t i = 0; i < m->verdict_count; i++) {
+        const report_verdict *v = &m->verdicts[i];
+        claims_green |= v->kind == REPORT_VERDICT_CONFORMANT_CLAIMS;
+        short_somewhere |= v->kind != REPORT_VERDICT_CONFORMANT_CLAIMS
+                           && v->kind != REPORT_VERDICT_CONFORMANT
+                           && v->kind != REPORT_VERDICT_NOT_TESTED
+                           && !(v->kind == REPORT_VERDICT_INSUFFICIENT && !v->few_cells);
+    }
+    buf[0] = 0;
+    if (claims_green && !short_somewhere) {
+        char what[400];
+        snprintf(buf, size, "CONFORMANT for what it claims: %s",
+                 claims_describe(&m->claims, what, sizeof what));
+    }
+    return buf;
 }
 
 const char *report_verdict_text(const report_model *m, const report_verdict *v, char *buf,
@@ -830,13 +917,22 @@ const char *report_verdict_text(const report_model *m, const report_verdict *v, 
                      "required cells have fewer than %u judged cases", v->expected_cells,
                      v->expected_cells == 1 ? "" : "s", v->few_cells, v->required_cells,
                      m->min_cases);
+        else if (!v->few_cells) /* every required cell is beyond the claims */
+            snprintf(buf, size, "the backend claims none of the %zu required cells",
+                     v->required_cells);
         else
             snprintf(buf, size, "no failure, but %zu of %zu required cells have fewer than %u "
                      "judged cases", v->few_cells, v->required_cells, m->min_cases);
-        append_not_run(m, v, buf, size);
+        if (v->few_cells)
+            append_not_run(m, v, buf, size);
         break;
     case REPORT_VERDICT_NOT_TESTED:
         snprintf(buf, size, "no case was generated at this level");
+        break;
+    case REPORT_VERDICT_CONFORMANT_CLAIMS:
+        snprintf(buf, size, "all %zu claimed cells passed, each with at least %u judged cases; "
+                 "%zu of the %zu required cells are not claimed", v->pass_cells, m->min_cases,
+                 v->unclaimed_cells, v->required_cells);
         break;
     case REPORT_VERDICT_INCOMPLETE: {
         const report_run *r = unfinished_run(m);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "dmlcheck/directml.h"
+#include "claims.h"
 #include "error.h"
 #include "families.h"
 #include "nan_policies.h"
@@ -59,6 +60,7 @@ typedef struct report_counts {
     uint64_t skipped;  /* the backend could not run the case (unsupported) */
     uint64_t errors;   /* the harness itself failed (a dmlcheck bug, not the backend's) */
     uint64_t expected; /* of `failed`, those whose signature an expectation names */
+    double seconds;    /* the backend's time on these cases (results.time_us); 0: unknown */
 } report_counts;
 
 typedef enum report_cell_status {
@@ -74,6 +76,7 @@ typedef struct report_cell {
     report_cell_key key;
     report_counts n;
     bool required;              /* the feature level allows (so requires) this combination */
+    bool claimed;               /* within the runs' claims (report_model.claims) */
     report_cell_status status;  /* set by report_model_finish */
     double failure_bound;       /* 95% upper bound on the failure rate; 1 when nothing judged */
     /* Why its cases did not run: the most common detail of its skipped cases ("the plug-in
@@ -89,6 +92,9 @@ typedef enum report_verdict_kind {
     REPORT_VERDICT_INSUFFICIENT,   /* no failure, but some required cell has too few cases */
     REPORT_VERDICT_NOT_TESTED,     /* no case at this level */
     REPORT_VERDICT_INCOMPLETE,     /* no failure, but a run of the selection did not finish */
+    /* Every required cell the backend claims PASS, the others not claimed (never run): a
+     * partial implementation's green, distinct from CONFORMANT at the level. */
+    REPORT_VERDICT_CONFORMANT_CLAIMS,
 } report_verdict_kind;
 const char *report_verdict_name(report_verdict_kind v); /* "CONFORMANT", ... */
 
@@ -96,6 +102,8 @@ typedef struct report_verdict {
     DML_FEATURE_LEVEL fl;
     report_verdict_kind kind;
     size_t required_cells, pass_cells, few_cells, fail_cells, expected_cells, error_cells;
+    /* Required cells beyond the claims that no case ran in: not counted in few_cells. */
+    size_t unclaimed_cells;
     size_t differs_cells;      /* required cells with differs-from-policy cases */
     report_counts n;           /* summed over the level's cells */
 } report_verdict;
@@ -172,6 +180,7 @@ typedef struct report_run {
     bool strict;
     char *platform, *device, *driver, *runtime, *fp_config;
     char *shard;             /* "K/N", a merged shard set, or "" (reader.h reader_run) */
+    char *claims;            /* runs.claims JSON (claims.h), "" when it claims everything */
 } report_run;
 
 /* Judged failures of one cell attributed to one signature (filled by the loader), so that
@@ -217,6 +226,9 @@ typedef struct report_model {
     report_nan_fingerprint *nan_prints; size_t nan_print_count, nan_print_cap;
     uint64_t total_cases;
     double total_seconds;
+    /* What the selection's runs claim, together (a cell any run claims is claimed); not
+     * limited when some run claims everything.  Set by report_model_finish. */
+    backend_claims claims;
 } report_model;
 
 void report_model_init(report_model *m);
@@ -298,6 +310,9 @@ bool report_expectations_load(report_model *m, const char *path, dmlc_error *err
 
 /* Whether the combination of types is valid for op at level fl (asks the validator). */
 bool report_cell_allowed(const report_cell_key *key);
+/* A required cell beyond the claims that ran no judged case: counted once per level ("N
+ * required cells are not claimed"), never listed a cell at a time. */
+bool report_cell_unclaimed(const report_cell *c);
 
 /* True when the report shows a failure a person must act on: an unexpected failure, or a
  * regression against the baseline.  Decides `dmlcheck report`'s exit code. */
@@ -313,6 +328,9 @@ const char *report_bound_text(const report_cell *c, char *buf, size_t size);
 /* One sentence explaining a verdict, e.g. "3 of 40 required cells fail". */
 const char *report_verdict_text(const report_model *m, const report_verdict *v, char *buf,
                                 size_t size);
+/* "CONFORMANT for what it claims: ARGMIN, ARGMAX on FLOAT32, INT32; MAX_POOLING2 on FLOAT32"
+ * when some tested level is CONFORMANT FOR ITS CLAIMS and none fails; "" otherwise. */
+const char *report_claims_line(const report_model *m, char *buf, size_t size);
 /* The "backend on device" line of the runs ("opencl on pthread-cpu (PoCL 5.0)"). */
 const char *report_subject(const report_model *m, char *buf, size_t size);
 
@@ -321,7 +339,7 @@ const char *report_omitted(const report_model *m, const char *value);
 
 /* A run's provenance table: one (label, value) per row, in the order every format prints
  * them, so the formats cannot drift apart. */
-#define REPORT_PROVENANCE_ROWS 24
+#define REPORT_PROVENANCE_ROWS 25
 typedef struct report_provenance_row {
     const char *label, *value;
 } report_provenance_row;
@@ -329,6 +347,7 @@ typedef struct report_provenance {
     unsigned count;
     report_provenance_row rows[REPORT_PROVENANCE_ROWS];
     char seed[24], cases[24], seconds[32], rate[32]; /* the numbers the rows point at */
+    char claims[400];                                /* claims_describe of the run's claims */
 } report_provenance;
 
 /* Fills p with run r's rows; the values point into r, m and p itself (do not copy p). */

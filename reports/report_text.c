@@ -362,6 +362,10 @@ void report_run_provenance(const report_model *m, const report_run *r, report_pr
     provenance_row(p, "driver version", r->driver);
     provenance_row(p, runtime_label(r->runtime), r->runtime);
     provenance_row(p, "fp config", r->fp_config);
+    backend_claims claims;
+    dmlc_error ignored; /* report_model_finish read them already: they parse */
+    if (r->claims && r->claims[0] && claims_from_json(r->claims, &claims, &ignored))
+        provenance_row(p, "claims", claims_describe(&claims, p->claims, sizeof p->claims));
     provenance_row(p, "started", report_omitted(m, r->started));
     provenance_row(p, "finished", report_omitted(m, r->finished));
     provenance_row(p, "cases", p->cases);

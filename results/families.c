@@ -500,6 +500,22 @@ static void join_operators(char *into, size_t size, const char *more)
     }
 }
 
+/* Whether cause `part` is one of compound cause `whole` ("a+b": two bugs that show together). */
+static bool cause_part_of(const char *part, const char *whole)
+{
+    size_t n = strlen(part);
+    const char *plus = strchr(whole, '+');
+    return plus && n && ((size_t)(plus - whole) == n ? !strncmp(whole, part, n)
+                                                      : !strcmp(plus + 1, part));
+}
+
+/* Whether families of causes a and b are one row: the same cause, or a pair of interacting
+ * causes and one of its two (the pair's failures are that bug's, where the other also acts). */
+static bool same_cause_row(const char *a, const char *b)
+{
+    return a[0] && b[0] && (!strcmp(a, b) || cause_part_of(a, b) || cause_part_of(b, a));
+}
+
 /* Families whose signatures probing confirmed as the same root cause are one bug: one row,
  * across operator families (a shared compare touches ARGMAX and MAX_POOLING2 alike) and
  * verdicts (its NaN cases are unspecified, its others judged).  The larger family hosts; its
@@ -511,8 +527,11 @@ static bool join_by_cause(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; f->cause[0] && j < i; j++) { /* larger and judged families first */
             family *g = &l->items[j];
-            if (strcmp(g->cause, f->cause) || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+            if (!same_cause_row(g->cause, f->cause)
+                || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
                 continue;
+            if (strchr(g->cause, '+') && !strchr(f->cause, '+')) /* the row is named by one bug */
+                snprintf(g->cause, sizeof g->cause, "%s", f->cause);
             strcat(g->kinds, f->kinds + 1);
             if (!strstr(g->verdicts, f->verdict))
                 snprintf(g->verdicts + strlen(g->verdicts), sizeof g->verdicts - strlen(g->verdicts),

@@ -37,7 +37,7 @@ typedef struct family {
     /* The root cause probing confirmed (diagnose/causes.def id; schema version 5), "" when
      * none: undiagnosed (diagnosed true: probed, no cause explained it) or not probed.
      * Families of one cause are one row, whatever operators and kinds it touched. */
-    char cause[48];
+    char cause[96];       /* "a+b": two causes confirmed only together */
     bool diagnosed;
     uint64_t cases;       /* the family's cases in the runs read */
     uint64_t signatures;  /* distinct signatures among them */

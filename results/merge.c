@@ -76,7 +76,7 @@ typedef enum merge_stmt {
 #define RUN_COLUMNS                                                                           \
     "started_at, finished_at, elapsed_s, seed, options, command_line, git_revision,"          \
     " dmlcheck_version, host, backend, device_id, nan_policy, strict, cases_requested,"       \
-    " time_requested_s, cases_done, failures, status, gen_version, gen_options"
+    " time_requested_s, cases_done, failures, status, gen_version, gen_options, claims"
 
 static const char *const merge_sql[M_COUNT] = {
     [M_BEGIN] = "BEGIN IMMEDIATE",
@@ -105,14 +105,14 @@ static const char *const merge_sql[M_COUNT] = {
         " AND d.device_id IS (SELECT dst FROM temp.merge_device_map WHERE src = s.device_id)"
         " AND d.nan_policy = s.nan_policy AND d.strict = s.strict"
         " AND d.gen_version = s.gen_version AND d.gen_options IS s.gen_options"
-        " AND d.dmlcheck_version = s.dmlcheck_version AND d.git_revision IS s.git_revision"
+        " AND d.claims IS s.claims AND d.dmlcheck_version = s.dmlcheck_version AND d.git_revision IS s.git_revision"
         " WHERE s.id = ?1 ORDER BY d.id LIMIT 1",
     [M_RUN_COPY] =
         "INSERT INTO main.runs (" RUN_COLUMNS ") SELECT started_at, finished_at, elapsed_s, seed,"
         " options, command_line, git_revision, dmlcheck_version, host, backend,"
         " (SELECT dst FROM temp.merge_device_map WHERE src = device_id), nan_policy, strict,"
         " cases_requested, time_requested_s, cases_done, failures, status, gen_version,"
-        " gen_options FROM src.runs WHERE id = ?1",
+        " gen_options, claims FROM src.runs WHERE id = ?1",
     /* Src run ?1 joins run ?2 as more shards: ?3 the union of their indices (JSON), ?4 1
      * when src's lowest shard is below the run's (its command line is kept). */
     [M_RUN_JOIN] =

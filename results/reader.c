@@ -27,6 +27,7 @@ typedef enum reader_query {
     Q_RUN_RANGE,
     Q_RUN_EXISTS,
     Q_RUNS,
+    Q_RUNS_V4,
     Q_CELLS,
     Q_SIGNATURES,
     Q_COV_RANK,
@@ -49,33 +50,42 @@ static const char *const reader_sql[Q_COUNT] = {
         " OR (type = 'view' AND name = 'verdict_counts')",
     [Q_RUN_RANGE] = "SELECT count(*), min(id), max(id) FROM runs",
     [Q_RUN_EXISTS] = "SELECT count(*) FROM runs WHERE id = ?1",
-    [Q_RUNS] =
-        "SELECT r.id, r.dmlcheck_version, r.git_revision, r.host, r.options, r.command_line,"
-        " r.backend, r.status, r.nan_policy, r.seed, r.started_at, r.finished_at, r.elapsed_s,"
-        " r.cases_done, r.strict, d.platform, d.device, d.driver, d.c_version, d.fp_config,"
-        /* The shard (run --shard K/N): "1/4", or a merged set "0, 1, 3 of 4 (merged; 1
-         * missing)"; '' for a whole run. */
-        " CASE WHEN NOT json_valid(r.options) OR json_type(r.options, '$.shard') IS NOT 'object'"
-        "  THEN '' WHEN json_array_length(r.options, '$.shard.indices') = 1"
-        "  THEN json_extract(r.options, '$.shard.indices[0]') || '/' || json_extract(r.options, '$.shard.count')"
-        "  ELSE (SELECT group_concat(value, ', ') FROM json_each(r.options, '$.shard.indices'))"
-        "  || ' of ' || json_extract(r.options, '$.shard.count') || ' (merged'"
-        "  || CASE WHEN json_array_length(r.options, '$.shard.indices') < json_extract(r.options, '$.shard.count')"
-        "  THEN '; ' || (json_extract(r.options, '$.shard.count')"
+#define RUNS_SELECT(claims)                                                                   \
+        "SELECT r.id, r.dmlcheck_version, r.git_revision, r.host, r.options, r.command_line,"  \
+        " r.backend, r.status, r.nan_policy, r.seed, r.started_at, r.finished_at, r.elapsed_s,"  \
+        " r.cases_done, r.strict, d.platform, d.device, d.driver, d.c_version, d.fp_config,"   \
+        RUNS_SHARD ", " claims                                                                \
+        " FROM runs r LEFT JOIN devices d ON d.id = r.device_id"                               \
+        " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"
+    /* The shard (run --shard K/N): "1/4", or a merged set "0, 1, 3 of 4 (merged; 1 missing)";
+     * '' for a whole run. */
+#define RUNS_SHARD                                                                            \
+        " CASE WHEN NOT json_valid(r.options) OR json_type(r.options, '$.shard') IS NOT 'object'" \
+        "  THEN '' WHEN json_array_length(r.options, '$.shard.indices') = 1"                    \
+        "  THEN json_extract(r.options, '$.shard.indices[0]') || '/' || json_extract(r.options, '$.shard.count')" \
+        "  ELSE (SELECT group_concat(value, ', ') FROM json_each(r.options, '$.shard.indices'))" \
+        "  || ' of ' || json_extract(r.options, '$.shard.count') || ' (merged'"                \
+        "  || CASE WHEN json_array_length(r.options, '$.shard.indices') < json_extract(r.options, '$.shard.count')" \
+        "  THEN '; ' || (json_extract(r.options, '$.shard.count')"                              \
         "  - json_array_length(r.options, '$.shard.indices')) || ' missing' ELSE '' END || ')' END"
-        " FROM runs r LEFT JOIN devices d ON d.id = r.device_id"
-        " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id",
+    /* runs.claims since schema version 5; before, every run claimed everything. */
+    [Q_RUNS] = RUNS_SELECT("r.claims"),
+    [Q_RUNS_V4] = RUNS_SELECT("NULL"),
+#undef RUNS_SELECT
+#undef RUNS_SHARD
     /* Why cells' cases were skipped, the most common reason first. */
     [Q_CELL_SKIPS] =
         "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, x.detail,"
         " count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         " WHERE c.run_id BETWEEN ?1 AND ?2 AND x.verdict = 'skip' AND x.detail IS NOT NULL"
         " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 7 DESC",
+    /* verdict_counts' sums over the range, with the backend's time (µs) of the cases. */
     [Q_CELLS] =
-        "SELECT feature_level, op, input_type, output_type, indices_type, sum(cases),"
-        " sum(passed), sum(failed), sum(unspecified), sum(skipped), sum(errors)"
-        " FROM verdict_counts WHERE run_id BETWEEN ?1 AND ?2"
-        " GROUP BY feature_level, op, input_type, output_type, indices_type",
+        "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, count(*),"
+        " sum(x.verdict = 'pass'), sum(x.verdict = 'fail'), sum(x.verdict = 'unspecified'),"
+        " sum(x.verdict = 'skip'), sum(x.verdict = 'error'), total(x.time_us)"
+        " FROM cases c JOIN results x ON x.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"
+        " GROUP BY 1, 2, 3, 4, 5",
     /* Signatures with their case count in the selected runs.  A result belongs to a
      * signature when every key field of the signature (schema: signatures_key) matches. */
     [Q_SIGNATURES] =
@@ -357,7 +367,7 @@ static reader_run run_row(sqlite3_stmt *s)
         .seconds = sqlite3_column_double(s, 12), .cases = col_u64(s, 13),
         .strict = sqlite3_column_int(s, 14) != 0, .platform = col_text(s, 15),
         .device = col_text(s, 16), .driver = col_text(s, 17), .runtime = col_text(s, 18),
-        .fp_config = col_text(s, 19), .shard = col_text(s, 20),
+        .fp_config = col_text(s, 19), .shard = col_text(s, 20), .claims = col_text(s, 21),
     };
 }
 
@@ -366,7 +376,7 @@ bool reader_runs(reader *d, const reader_range *range,
                  dmlc_error *err)
 {
     bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_RUNS, range, err);
+    sqlite3_stmt *s = walk(d, d->version >= 5 ? Q_RUNS : Q_RUNS_V4, range, err);
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {
@@ -387,7 +397,8 @@ bool reader_cells(reader *d, const reader_range *range,
         return false;
     while (next_row(d, s, &failed, err)) {
         reader_cell row = { cell_key(s), col_u64(s, 5), col_u64(s, 6), col_u64(s, 7),
-                            col_u64(s, 8), col_u64(s, 9), col_u64(s, 10) };
+                            col_u64(s, 8), col_u64(s, 9), col_u64(s, 10),
+                            sqlite3_column_double(s, 11) * 1e-6 };
         if (!each(ctx, &row, err))
             return false;
     }

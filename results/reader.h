@@ -58,16 +58,19 @@ typedef struct reader_run {
     const char *platform, *device, *driver, *runtime, *fp_config;
     /* "1/4", or a merged set "0, 1, 3 of 4 (merged; 1 missing)"; "" for a whole run. */
     const char *shard;
+    /* runs.claims (claims.h JSON); "" when the run claimed everything or predates them. */
+    const char *claims;
 } reader_run;
 
 bool reader_runs(reader *r, const reader_range *range,
                  bool (*each)(void *ctx, const reader_run *row, dmlc_error *err), void *ctx,
                  dmlc_error *err);
 
-/* A cell's verdict counts (the verdict_counts view). */
+/* A cell's verdict counts (as the verdict_counts view has them) and its cases' backend time. */
 typedef struct reader_cell {
     reader_cell_key key;
     uint64_t cases, passed, failed, unspecified, skipped, errors;
+    double seconds; /* results.time_us summed: the backend's time on the cell's cases */
 } reader_cell;
 
 bool reader_cells(reader *r, const reader_range *range,

@@ -62,9 +62,17 @@ CREATE TABLE runs (
     -- Added by schema version 2 (store.c's migration appends them, so they come last):
     gen_version      INTEGER NOT NULL DEFAULT 1, -- gen.h GEN_VERSION that drew the cases;
                                       -- 1: a run recorded before versions were stored
-    gen_options      TEXT             -- gen_options_text: what decides the draw, e.g.
+    gen_options      TEXT,            -- gen_options_text: what decides the draw, e.g.
                                       -- 'feature-level=any max-elements=4096 ops=any types=any';
                                       -- NULL for version-1 runs
+    -- Added by schema version 5:
+    claims           TEXT             -- what the backend claims to implement (model/claims.h
+                                      -- claims_to_json), e.g. {"max_feature_level":"5_0",
+                                      -- "operators":[{"op":"ARGMAX","input_types":["FLOAT32",
+                                      -- "INT32"]},{"op":"MAX_POOLING2","input_types":
+                                      -- ["FLOAT32"]}]} (a type list absent: every type);
+                                      -- NULL: everything (the reference, or a run recorded
+                                      -- before version 5, which reports read as claiming all)
 );
 
 -- One row per distinct device a run used (shared by runs on the same device).

@@ -44,7 +44,7 @@ extern const char store_schema_sql[];
     X(DEVICE_INSERT,                                                                          \
       "INSERT INTO devices (backend, platform, device, driver, c_version, fp_config,"         \
       " flushes_denormals) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")                    \
-    X(RUN_SET_DEVICE, "UPDATE runs SET device_id = ? WHERE id = ?")                           \
+    X(RUN_SET_DEVICE, "UPDATE runs SET device_id = ?, claims = ? WHERE id = ?")               \
     X(RUN_PROGRESS,                                                                           \
       "UPDATE runs SET cases_done = ?, failures = ?, elapsed_s = ? WHERE id = ?")             \
     X(RUN_FINISH, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?")                 \
@@ -129,8 +129,10 @@ static const migration migrations[] = {
          "ALTER TABLE results ADD COLUMN nan_policies INTEGER;"
          "ALTER TABLE results ADD COLUMN also_kinds TEXT;"
          "PRAGMA user_version = 4;" },
-    /* 5: a signature's root cause, confirmed by probing the backend, and the evidence. */
-    { 4, "ALTER TABLE signatures ADD COLUMN cause TEXT;"
+    /* 5: what the backend claimed (runs.claims; older runs have none: NULL, read as all), a
+     * signature's root cause confirmed by probing the backend, and the evidence. */
+    { 4, "ALTER TABLE runs ADD COLUMN claims TEXT;"
+         "ALTER TABLE signatures ADD COLUMN cause TEXT;"
          "ALTER TABLE signatures ADD COLUMN diagnosis TEXT;"
          "PRAGMA user_version = 5;" },
     { 0, NULL }, /* sentinel */
@@ -468,10 +470,19 @@ bool store_run_device(store *s, int64_t run_id, const char *backend, const backe
     s->seconds += clock_seconds() - t0;
     if (rc != SQLITE_ROW)
         return sql_fail(s, err, "looking up the device");
+    bool oom;
+    char *claims = claims_to_json(&info->claims, &oom); /* NULL: it claims everything */
+    if (oom)
+        return err_set(err, "out of memory");
     sqlite3_stmt *link = s->stmt[STMT_RUN_SET_DEVICE];
     sqlite3_bind_int64(link, 1, *device_id);
-    sqlite3_bind_int64(link, 2, run_id);
-    return run_plain(s, STMT_RUN_SET_DEVICE, "linking the run to its device", err);
+    if (claims)
+        sqlite3_bind_text(link, 2, claims, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(link, 2);
+    sqlite3_bind_int64(link, 3, run_id);
+    free(claims);
+    return run_plain(s, STMT_RUN_SET_DEVICE, "linking the run to its device and claims", err);
 }
 
 bool store_run_progress(store *s, int64_t run_id, uint64_t cases_done, uint64_t failures,

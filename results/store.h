@@ -48,7 +48,8 @@ typedef struct store_run_start {
 } store_run_start;
 
 bool store_run_begin(store *s, const store_run_start *r, int64_t *run_id, dmlc_error *err);
-/* Finds or inserts the devices row for (backend, info) and links the run to it. */
+/* Finds or inserts the devices row for (backend, info) and links the run to it; stores
+ * info->claims with the run (runs.claims, NULL when it claims everything). */
 bool store_run_device(store *s, int64_t run_id, const char *backend, const backend_info *info,
                       int64_t *device_id, dmlc_error *err);
 /* Counters of a run, written with every batch so a killed run's row stays truthful. */

@@ -195,11 +195,37 @@ def answer(run, request, data):
         return ERROR, {"id": rid, "message": error_text(e)}, ()
 
 
+CLAIM_KEYS = ("input_types", "output_types", "indices_types")
+
+
+def claims_list(claims):
+    """WELCOME's "claims" (docs/PROTOCOL.md, "Claims per operator") from a dict: operator name
+    -> a list of input types, or -> a dict with any of input_types, output_types and
+    indices_types (absent or empty: every type).  {"ARGMAX": ["FLOAT32", "INT32"],
+    "MAX_POOLING2": {"input_types": ["FLOAT32"], "indices_types": ["UINT32"]}}."""
+    out = []
+    for op, types in claims.items():
+        entry = {"op": op}
+        spec = types if isinstance(types, dict) else {"input_types": types}
+        for key, value in spec.items():
+            if key not in CLAIM_KEYS:
+                raise ValueError("claims[%r]: %r is none of %s" % (op, key, ", ".join(CLAIM_KEYS)))
+            if value:
+                entry[key] = list(value)
+        out.append(entry)
+    return out
+
+
 def welcome(name, version, operators, layout, max_feature_level, input_types, flushes_denormals,
-            platform, device, driver):
-    """The WELCOME frame's JSON (docs/PROTOCOL.md, "Handshake")."""
+            platform, device, driver, claims=None):
+    """The WELCOME frame's JSON (docs/PROTOCOL.md, "Handshake").  With claims (claims_list's
+    dict), operators defaults to the claimed ones."""
     if layout not in ("strided", "packed"):
         raise ValueError("layout must be 'strided' or 'packed'")
+    if operators is None:
+        if not claims:
+            raise ValueError("give operators, or claims")
+        operators = list(claims)
     w = {"protocol": PROTOCOL_VERSION, "name": name, "version": version,
          "operators": list(operators), "layout": layout,
          "flushes_denormals": bool(flushes_denormals)}
@@ -207,14 +233,17 @@ def welcome(name, version, operators, layout, max_feature_level, input_types, fl
                        ("platform", platform), ("device", device), ("driver", driver)):
         if value:
             w[key] = list(value) if key == "input_types" else value
+    if claims:
+        w["claims"] = claims_list(claims)
     return w
 
 
-def serve(run, *, name, version, operators, layout="strided", max_feature_level=None,
+def serve(run, *, name, version, operators=None, layout="strided", max_feature_level=None,
           input_types=None, flushes_denormals=False, platform="", device="", driver="",
-          on_hello=None):
+          on_hello=None, claims=None):
     """Answers dmlcheck until it closes the channel.  on_hello(hello_json) may refuse to start
-    by raising (the message reaches the user, dmlcheck exits 2)."""
+    by raising (the message reaches the user, dmlcheck exits 2).  claims: per operator, the
+    types it takes (claims_list); it replaces operators and input_types for dmlcheck."""
     ch = take_stdio()
     try:
         kind, hello, _ = ch.read()
@@ -229,7 +258,7 @@ def serve(run, *, name, version, operators, layout="strided", max_feature_level=
         if on_hello:
             on_hello(hello)
         ch.write(WELCOME, welcome(name, version, operators, layout, max_feature_level, input_types,
-                                  flushes_denormals, platform, device, driver))
+                                  flushes_denormals, platform, device, driver, claims))
     except Exception as e:
         ch.write(ERROR, {"message": str(e)})
         return

@@ -39,12 +39,25 @@ static const DML_OPERATOR_TYPE cl_operators[] = {
     DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX, DML_OPERATOR_MAX_POOLING1, DML_OPERATOR_MAX_POOLING2,
 };
 
+/* Per operator (ABI 1.1): each kernel takes every data type DirectML allows it (masks 0), so
+ * the claims say so operator by operator rather than leaving it to the old all-types mask. */
+static const dmlcheck_operator_claim cl_claims[] = {
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMIN, 0, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMAX, 0, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING1, 0, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING2, 0, 0, 0 },
+};
+
 static dmlcheck_status cl_capabilities(void *context, dmlcheck_capabilities *caps)
 {
     caps->max_feature_level = DML_FEATURE_LEVEL_5_0;
     caps->operators = cl_operators;
     caps->operator_count = sizeof cl_operators / sizeof cl_operators[0];
     caps->input_types = 0;
+    if (DMLCHECK_CAPS_HAS_CLAIMS(caps)) {
+        caps->claims = cl_claims;
+        caps->claim_count = sizeof cl_claims / sizeof cl_claims[0];
+    }
     caps->flags = cl_core_flushes_denormals(context) ? DMLCHECK_CAP_FLUSHES_DENORMALS : 0;
     return DMLCHECK_OK;
 }

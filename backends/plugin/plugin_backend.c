@@ -33,6 +33,7 @@ struct backend {
     char *args_text;                    /* owns the strings args[] points into */
     const char *args[MAX_PLUGIN_ARGS + 1];
     dmlcheck_capabilities caps;
+    backend_claims claims;              /* caps read into per-operator claims (claims.h) */
     dmlcheck_info info;
     /* The last created operator and the case it was created for (its descriptor fields only:
      * no values): consecutive cases with one descriptor (--inputs-per-desc) create it once. */
@@ -85,6 +86,11 @@ static bool load_api(backend *b, dmlc_error *err)
 {
     dlerror();
     b->library = dlopen(b->path, RTLD_NOW | RTLD_LOCAL);
+    /* dlopen looks a name without a slash up in the library path, not here: say so. */
+    if (!b->library && !strchr(b->path, '/'))
+        return err_set(err, "plugin %s: cannot load it: %s (a name without '/' is looked up "
+                       "in the system's library path, not the current folder: write ./%s or "
+                       "an absolute path)", b->path, dlerror(), b->path);
     if (!b->library)
         return err_set(err, "plugin %s: cannot load it: %s", b->path, dlerror());
     dmlcheck_plugin_entry_fn entry;
@@ -160,6 +166,48 @@ static const char *plugin_message(char *message, size_t size)
     return message;
 }
 
+/* The plug-in's per-operator claims (ABI 1.1), or false with err when an entry is smaller
+ * than ABI 1.1's or the entries disagree about their size. */
+static bool read_operator_claims(backend *b, dmlc_error *err)
+{
+    const dmlcheck_operator_claim *first = b->caps.claims;
+    uint32_t stride = first->struct_size;
+    if (stride < DMLCHECK_OPERATOR_CLAIM_MIN_SIZE)
+        return err_set(err, "plugin %s: capabilities: claims[0].struct_size is %u, smaller "
+                       "than the %zu bytes of ABI 1.1's dmlcheck_operator_claim", b->path, stride,
+                       (size_t)DMLCHECK_OPERATOR_CLAIM_MIN_SIZE);
+    for (uint32_t i = 0; i < b->caps.claim_count; i++) {
+        const dmlcheck_operator_claim *e =
+            (const dmlcheck_operator_claim *)((const char *)first + (size_t)i * stride);
+        if (e->struct_size != stride)
+            return err_set(err, "plugin %s: capabilities: claims[%u].struct_size is %u, not "
+                           "claims[0]'s %u", b->path, i, e->struct_size, stride);
+        op_id op = op_from_dml_type(e->op);
+        if (op != OP_COUNT) /* an operator this dmlcheck does not test is nobody's concern */
+            b->claims.ops[op] = (op_claim){ true, e->input_types, e->output_types,
+                                            e->indices_types };
+    }
+    b->claims.max_feature_level = b->caps.max_feature_level;
+    claims_settle(&b->claims);
+    return true;
+}
+
+/* caps into b->claims: per operator when the plug-in gave claims (ABI 1.1), else its operator
+ * list with one input-type mask for all, as ABI 1's first plug-ins meant it. */
+static bool read_claims(backend *b, dmlc_error *err)
+{
+    memset(&b->claims, 0, sizeof b->claims);
+    if (b->caps.claims && b->caps.claim_count > 0)
+        return read_operator_claims(b, err);
+    for (uint32_t i = 0; b->caps.operators && i < b->caps.operator_count; i++) {
+        op_id op = op_from_dml_type(b->caps.operators[i]);
+        if (op != OP_COUNT)
+            b->claims.ops[op].claimed = true;
+    }
+    claims_uniform(&b->claims, b->caps.max_feature_level, b->caps.input_types);
+    return true;
+}
+
 /* Opens the checked table's context and reads its claims; closes b on failure. */
 static backend *start(backend *b, dmlc_error *err)
 {
@@ -174,6 +222,7 @@ static backend *start(backend *b, dmlc_error *err)
     b->info.struct_size = sizeof b->info;
     if (ok && b->api->capabilities(b->context, &b->caps) != DMLCHECK_OK)
         ok = err_set(err, "plugin %s: capabilities failed", b->path);
+    ok = ok && read_claims(b, err);
     if (!ok) {
         plugin_close(b);
         return NULL;
@@ -228,24 +277,6 @@ backend *plugin_open_table(const dmlcheck_plugin *api, const char *label, const 
 void *plugin_context(backend *b)
 {
     return b->context;
-}
-
-/* Why c is beyond what the plug-in claims, or NULL when it is within. */
-static const char *beyond_claims(const backend *b, const dml_case *c, char *buf, size_t size)
-{
-    bool op_claimed = false;
-    for (uint32_t i = 0; b->caps.operators && i < b->caps.operator_count; i++)
-        op_claimed |= b->caps.operators[i] == op_table[c->op].dml_type;
-    if (!op_claimed)
-        snprintf(buf, size, "the plug-in does not claim %s", op_table[c->op].name);
-    else if (b->caps.max_feature_level && c->feature_level > b->caps.max_feature_level)
-        snprintf(buf, size, "the case is at feature level %s, above the plug-in's highest, %s",
-                 fl_name(c->feature_level), fl_name(b->caps.max_feature_level));
-    else if (b->caps.input_types && !((b->caps.input_types >> c->input.type) & 1))
-        snprintf(buf, size, "the plug-in does not claim %s inputs", dtype_name(c->input.type));
-    else
-        return NULL;
-    return buf;
 }
 
 /* An output buffer between guard bands: [guard][body][guard]. */
@@ -430,7 +461,7 @@ static bool operator_ready(backend *b, const dml_case *c, void **op, run_status 
 {
     char why[160], message[1024] = "";
     *op = NULL;
-    if (beyond_claims(b, c, why, sizeof why)) {
+    if (claims_beyond(&b->claims, c, "the plug-in", why, sizeof why)) {
         err_set(err, "%s", why);
         *answer = RUN_UNSUPPORTED;
         return false;
@@ -445,7 +476,7 @@ static bool operator_ready(backend *b, const dml_case *c, void **op, run_status 
     plugin_message(message, sizeof message);
     if (s == DMLCHECK_OK)
         return true;
-    /* Within its claims (beyond_claims passed), unsupported is a gap in them. */
+    /* Within its claims (claims_beyond passed), unsupported is a gap in them. */
     if (s == DMLCHECK_UNSUPPORTED) {
         err_set(err, "create: unsupported, although the plug-in claims %s, %s inputs and level "
                 "%s: %s", op_table[c->op].name, dtype_name(c->input.type), fl_name(c->feature_level),
@@ -564,6 +595,7 @@ void plugin_info(backend *b, backend_info *info)
     info->flushes_denormals = b->caps.flags & DMLCHECK_CAP_FLUSHES_DENORMALS;
     info->validates = b->caps.flags & DMLCHECK_CAP_VALIDATES;
     info->batches = batch_entry(b) != NULL;
+    info->claims = b->claims;
 }
 
 const backend_vtable plugin_backend = {

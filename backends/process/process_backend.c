@@ -57,9 +57,7 @@ enum frame_kind {
 /* What the child claimed in its WELCOME frame. */
 typedef struct claims {
     char name[64], version[64], platform[128], device[128], driver[128];
-    uint32_t operators;            /* 1u << op_id */
-    uint32_t input_types;          /* 1u << DML_TENSOR_DATA_TYPE; 0: every type */
-    DML_FEATURE_LEVEL max_level;   /* 0: no limit */
+    backend_claims per_op;         /* operators, types and level (claims.h) */
     bool flushes_denormals, packed;
     bool validates; /* WELCOME.validates: it checks descriptors, so must-reject cases are sent */
 } claims;
@@ -450,13 +448,42 @@ static uint32_t type_bit(const char *name)
     return t != DML_TENSOR_DATA_TYPE_UNKNOWN ? 1u << t : 0;
 }
 
+/* WELCOME's operators and input_types, or its per-operator "claims" list when it has one
+ * (which then replaces both: docs/PROTOCOL.md, "Claims per operator"). */
+static bool read_claims(json_t *ops, json_t *types, json_t *list, DML_FEATURE_LEVEL level,
+                        backend_claims *c, dmlc_error *err)
+{
+    uint32_t op_mask = 0, type_mask = 0;
+    if (!name_mask(ops, "operators", op_bit, &op_mask, err)
+        || (types && !name_mask(types, "input_types", type_bit, &type_mask, err)))
+        return false;
+    memset(c, 0, sizeof *c);
+    if (list && (!json_is_array(list) || json_array_size(list) > 0)) {
+        size_t i;
+        json_t *entry;
+        if (!json_is_array(list))
+            return err_set(err, "WELCOME.claims: must be an array of {\"op\": ...} objects");
+        json_array_foreach(list, i, entry)
+            if (!claims_add_json_entry(c, entry, err))
+                return err_prefix(err, "WELCOME.claims[%zu]", i);
+        c->max_feature_level = level;
+        claims_settle(c);
+        return true;
+    }
+    for (int op = 0; op < OP_COUNT; op++)
+        c->ops[op].claimed = (op_mask >> op) & 1u;
+    claims_uniform(c, level, type_mask);
+    return true;
+}
+
 /* The WELCOME frame's JSON into claims (docs/PROTOCOL.md, "Handshake"). */
 static bool parse_welcome(json_t *j, claims *c, dmlc_error *err)
 {
     json_int_t version = 0;
     const char *name = NULL, *ver = NULL, *level = NULL, *layout = NULL;
     const char *platform = NULL, *device = NULL, *driver = NULL;
-    json_t *ops = NULL, *types = NULL;
+    json_t *ops = NULL, *types = NULL, *list = NULL;
+    DML_FEATURE_LEVEL max_level = 0;
     int flushes = 0, validates = 0;
     json_error_t jerr;
     memset(c, 0, sizeof *c);
@@ -465,18 +492,17 @@ static bool parse_welcome(json_t *j, claims *c, dmlc_error *err)
     if (version != PROTOCOL_VERSION)
         return err_set(err, "it speaks protocol version %" JSON_INTEGER_FORMAT "; this dmlcheck "
                        "speaks version %d (docs/PROTOCOL.md)", version, PROTOCOL_VERSION);
-    if (json_unpack_ex(j, &jerr, 0, "{s:s, s:s, s:o, s:s, s?s, s?o, s?b, s?b, s?s, s?s, s?s}",
+    if (json_unpack_ex(j, &jerr, 0, "{s:s, s:s, s:o, s:s, s?s, s?o, s?b, s?b, s?s, s?s, s?s, s?o}",
                        "name", &name, "version", &ver, "operators", &ops, "layout", &layout,
                        "max_feature_level", &level, "input_types", &types,
                        "flushes_denormals", &flushes, "validates", &validates, "platform", &platform,
-                       "device", &device, "driver", &driver))
+                       "device", &device, "driver", &driver, "claims", &list))
         return err_set(err, "WELCOME: %s", jerr.text);
     if (strcmp(layout, "strided") && strcmp(layout, "packed"))
         return err_set(err, "WELCOME.layout: \"%s\" is neither \"strided\" nor \"packed\"", layout);
-    if (level && !fl_from_name(level, &c->max_level))
+    if (level && !fl_from_name(level, &max_level))
         return err_set(err, "WELCOME.max_feature_level: \"%s\" is no feature level", level);
-    if (!name_mask(ops, "operators", op_bit, &c->operators, err)
-        || (types && !name_mask(types, "input_types", type_bit, &c->input_types, err)))
+    if (!read_claims(ops, types, list, max_level, &c->per_op, err))
         return false;
     copy_text(c->name, sizeof c->name, name);
     copy_text(c->version, sizeof c->version, ver);
@@ -552,21 +578,6 @@ static void copy_elements(const case_tensor *t, uint8_t *dst, bool dst_packed, c
 static uint64_t wire_bytes(const backend *b, const case_tensor *t)
 {
     return b->caps.packed ? case_tensor_elements(t) * dtype_size(t->type) : case_tensor_bytes(t);
-}
-
-/* Why c is beyond the child's claims, or NULL when it is within. */
-static const char *beyond_claims(const backend *b, const dml_case *c, char *buf, size_t size)
-{
-    if (!(b->caps.operators >> c->op & 1))
-        snprintf(buf, size, "the child does not claim %s", op_table[c->op].name);
-    else if (b->caps.max_level && c->feature_level > b->caps.max_level)
-        snprintf(buf, size, "the case is at feature level %s, above the child's highest, %s",
-                 fl_name(c->feature_level), fl_name(b->caps.max_level));
-    else if (b->caps.input_types && !(b->caps.input_types >> c->input.type & 1))
-        snprintf(buf, size, "the child does not claim %s inputs", dtype_name(c->input.type));
-    else
-        return NULL;
-    return buf;
 }
 
 /* The descriptor the child is sent: the case's own, or for a packed child the same tensors
@@ -662,7 +673,7 @@ static run_status take_reply(backend *b, const dml_case *c, uint64_t id, case_ou
         breach = !take_outputs(b, c, &f, out, deadline, err);
         s = breach ? RUN_BACKEND_ERROR : RUN_OK;
     } else if (f.kind == FRAME_UNSUPPORTED) {
-        /* Within the child's claims (beyond_claims passed): a gap in them, unsupported_required. */
+        /* Within the child's claims (claims_beyond passed): a gap in them, unsupported_required. */
         s = RUN_UNSUPPORTED_CLAIMED;
         err_set(err, "unsupported within the child's claims: %s", frame_text(f.json));
     } else if (f.kind == FRAME_INVALID) {
@@ -696,7 +707,7 @@ static run_status process_run(backend *b, const dml_case *c, const exec_options 
                               case_outputs *out, dmlc_error *err)
 {
     char why[160];
-    if (beyond_claims(b, c, why, sizeof why)) {
+    if (claims_beyond(&b->caps.per_op, c, "the child", why, sizeof why)) {
         err_set(err, "%s", why);
         return RUN_UNSUPPORTED;
     }
@@ -785,6 +796,7 @@ static void process_info(backend *b, backend_info *info)
              c->packed ? "packed buffers: stride handling not tested" : "strided buffers");
     info->flushes_denormals = c->flushes_denormals;
     info->validates = c->validates;
+    info->claims = c->per_op;
 }
 
 const backend_vtable process_backend = {

@@ -1,13 +1,14 @@
 /*
  * example_plugin.c: a complete, minimal dmlcheck plug-in (dmlcheck/plugin.h) that a newcomer
- * can copy.  It implements ARGMIN, ARGMAX, MAX_POOLING1 and MAX_POOLING2 on FLOAT32 inputs
- * with plain loops over logical coordinates, reading every tensor through its Strides, and
+ * can copy.  It implements ARGMIN and ARGMAX on FLOAT32 and INT32 inputs, MAX_POOLING1 and
+ * MAX_POOLING2 on FLOAT32, and claims exactly that per operator (dmlcheck_operator_claim, ABI
+ * 1.1), with plain loops over logical coordinates, reading every tensor through its Strides, and
  * follows docs/SEMANTICS.md: ties go to the first element (the last for ARGMIN/ARGMAX
  * DECREASING), +0 and -0 tie, padding never wins, a NaN never beats a number.
  *
  * Build it against the installed header:
  *     cc -shared -fPIC $(pkg-config --cflags dmlcheck-plugin) example_plugin.c -o libexample.so
- *     dmlcheck run --backend plugin:./libexample.so --types FLOAT32 --cases 2000
+ *     dmlcheck run --backend plugin:./libexample.so --cases 2000
  *
  * Arguments (after the path, comma-separated): bug=ties, bug=padding or bug=crash plant a
  * classic implementation bug, bug=index16 (indices held in 16 bits) and bug=last_chunk (a
@@ -149,6 +150,18 @@ static float load_f32(const void *buf, uint64_t elem)
     return v;
 }
 
+/* An ARGMIN/ARGMAX input element as a double: exact for FLOAT32 (NaN, infinities and the
+ * sign of zero kept) and for INT32, the two types this plug-in claims for them. */
+static double load_value(DML_TENSOR_DATA_TYPE type, const void *buf, uint64_t elem)
+{
+    if (type == DML_TENSOR_DATA_TYPE_INT32) {
+        int32_t v;
+        memcpy(&v, (const char *)buf + elem * 4, 4);
+        return v;
+    }
+    return load_f32(buf, elem);
+}
+
 /* Writes an index in the output's integer type (bug=index16: as a 16-bit counter held it). */
 static void store_index(const context *ctx, const tensor *t, void *buf, uint64_t elem, uint64_t value)
 {
@@ -164,7 +177,7 @@ static void store_index(const context *ctx, const tensor *t, void *buf, uint64_t
 }
 
 /* > 0 when a should replace b as the maximum: NaN never beats a number (D4, ignore). */
-static int compare(const context *ctx, float a, float b)
+static int compare(const context *ctx, double a, double b)
 {
     if (isnan(a) || isnan(b))
         return isnan(a) == isnan(b) ? 0 : isnan(a) ? -1 : 1;
@@ -183,16 +196,16 @@ static int compare_bits(float a, float b)
 }
 
 /* > 0 when v should replace best in the operator's order (ARGMIN reversed). */
-static int order_of(const context *ctx, float v, float best, bool minimize)
+static int order_of(const context *ctx, double v, double best, bool minimize)
 {
     if (planted(ctx, BUG_FLOAT_BITS))
-        return minimize ? compare_bits(best, v) : compare_bits(v, best);
+        return minimize ? compare_bits((float)best, (float)v) : compare_bits((float)v, (float)best);
     return minimize ? compare(ctx, -v, -best) : compare(ctx, v, best);
 }
 
 /* bug=nan_sticky: does v replace the running best?  Plain comparison, so with a NaN on
  * either side nothing is replaced; equal values keep the first met. */
-static bool sticky_beats(float v, float best, bool minimize)
+static bool sticky_beats(double v, double best, bool minimize)
 {
     return minimize ? v < best : v > best;
 }
@@ -258,7 +271,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
         /* bug=seed_lowest: the running best starts at the lowest finite value, not at the
          * first element, so a losing infinity never beats it. */
         bool seeded = planted(ctx, BUG_SEED_LOWEST);
-        float best_v = minimize ? FLT_MAX : -FLT_MAX;
+        double best_v = minimize ? FLT_MAX : -FLT_MAX;
         /* bug=nan_sticky walks the reduction in the direction's order (DECREASING from its end). */
         bool sticky = planted(ctx, BUG_NAN_STICKY), backwards = sticky && o->decreasing;
         for (uint64_t step = 0; step < group; step++) {
@@ -266,7 +279,7 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
             reduction_coords(ctx, o, r, oc, rc);
             for (unsigned i = 0; i < o->in.rank; i++)
                 off += rc[i] * strides[i];
-            float v = load_f32(b->input, off);
+            double v = load_value(o->in.type, b->input, off);
             int c = order_of(ctx, v, best_v, minimize);
             bool later_wins = o->decreasing || planted(ctx, BUG_TIES);
             bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && later_wins);
@@ -313,7 +326,8 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
                 off += ic[i] * o->in.strides[i];
             }
             float v = inside ? load_f32(b->input, off) : 0.0f; /* the padding bug: zeros */
-            bool replaces = planted(ctx, BUG_NAN_STICKY) ? sticky_beats(v, best_v, false) : order_of(ctx, v, best_v, false) > 0;
+            bool replaces = planted(ctx, BUG_NAN_STICKY) ? sticky_beats(v, best_v, false)
+                                                         : order_of(ctx, v, best_v, false) > 0;
             if (!found || replaces) {
                 found = true;
                 best_v = v;
@@ -357,14 +371,29 @@ static const DML_OPERATOR_TYPE example_operators[] = {
     DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX, DML_OPERATOR_MAX_POOLING1, DML_OPERATOR_MAX_POOLING2,
 };
 
+#define F32 (1u << DML_TENSOR_DATA_TYPE_FLOAT32)
+#define I32 (1u << DML_TENSOR_DATA_TYPE_INT32)
+/* What this file implements, per operator (ABI 1.1); output and indices types: all (0). */
+static const dmlcheck_operator_claim example_claims[] = {
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMIN, F32 | I32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMAX, F32 | I32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING1, F32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING2, F32, 0, 0 },
+};
+
 static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilities *caps)
 {
     (void)context_in;
     caps->max_feature_level = DML_FEATURE_LEVEL_5_0;
+    /* For a dmlcheck before ABI 1.1, which reads no claims: the types every operator takes. */
     caps->operators = example_operators;
     caps->operator_count = sizeof example_operators / sizeof example_operators[0];
-    caps->input_types = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+    caps->input_types = F32;
     caps->flags = 0;
+    if (DMLCHECK_CAPS_HAS_CLAIMS(caps)) {
+        caps->claims = example_claims;
+        caps->claim_count = sizeof example_claims / sizeof example_claims[0];
+    }
     return DMLCHECK_OK;
 }
 
@@ -446,8 +475,10 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
         s = create_pooling(o, desc->Desc, desc->Type == DML_OPERATOR_MAX_POOLING2);
     else
         s = fail(message, size, DMLCHECK_UNSUPPORTED, "only ARGMIN, ARGMAX and MAX_POOLING1/2");
-    if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32)
-        s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs");
+    bool arg_reduce = desc->Type == DML_OPERATOR_ARGMIN || desc->Type == DML_OPERATOR_ARGMAX;
+    if (s == DMLCHECK_OK && o->in.type != DML_TENSOR_DATA_TYPE_FLOAT32
+        && !(arg_reduce && o->in.type == DML_TENSOR_DATA_TYPE_INT32))
+        s = fail(message, size, DMLCHECK_UNSUPPORTED, "only FLOAT32 inputs (and INT32 for ARGMIN/ARGMAX)");
     if (s == DMLCHECK_OK && planted(ctx, BUG_STRIDES))
         packed_if_room(&o->in);
     if (s == DMLCHECK_OK && planted(ctx, BUG_OUT_STRIDES)) {

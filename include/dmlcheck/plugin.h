@@ -1,5 +1,6 @@
 /*
- * dmlcheck/plugin.h: the dmlcheck plug-in ABI, version 1.  Implement it in a shared library
+ * dmlcheck/plugin.h: the dmlcheck plug-in ABI, version 1.1 (major 1: what a plug-in
+ * built against any 1.x header keeps loading with; minor 1: per-operator claims).  Implement it in a shared library
  * and `dmlcheck run --backend plugin:/path/libyours.so[,key=value...]` tests your
  * implementation of the operators in dmlcheck/directml.h against dmlcheck's reference.
  *
@@ -41,6 +42,10 @@ extern "C" {
 #endif
 
 #define DMLCHECK_PLUGIN_ABI_VERSION 1u
+/* Additions within ABI version 1, each appended to a struct (its struct_size tells whether the
+ * other side knows it): 1 = dmlcheck_capabilities.claims.  Informative: the ABI version a
+ * plug-in returns stays DMLCHECK_PLUGIN_ABI_VERSION. */
+#define DMLCHECK_PLUGIN_ABI_MINOR 1u
 /* The one symbol a plug-in exports. */
 #define DMLCHECK_PLUGIN_ENTRY_SYMBOL "dmlcheck_plugin_entry"
 
@@ -64,15 +69,46 @@ typedef enum dmlcheck_status {
     DMLCHECK_UNINITIALISED_READ = 8,
 } dmlcheck_status;
 
-/* What the implementation claims; dmlcheck holds it to these claims. */
+/* One operator as the implementation claims it (ABI 1.1): the data types it takes in each of
+ * the operator's tensors.  A mask holds bit (1u << DML_TENSOR_DATA_TYPE) per type; 0 means
+ * every type DirectML allows there.  "ARGMIN/ARGMAX on FLOAT32 and INT32, MAX_POOLING2 on
+ * FLOAT32" is three entries. */
+typedef struct dmlcheck_operator_claim {
+    uint32_t struct_size;     /* sizeof(dmlcheck_operator_claim), the same in every entry */
+    DML_OPERATOR_TYPE op;
+    uint32_t input_types;     /* InputTensor */
+    uint32_t output_types;    /* OutputTensor (ARGMIN/ARGMAX: its index type) */
+    uint32_t indices_types;   /* OutputIndicesTensor (MAX_POOLING2), when the case has one */
+} dmlcheck_operator_claim;
+
+/* What the implementation claims; dmlcheck holds it to these claims.  A case beyond them is
+ * never sent: it is skipped with the reason, and reports count only claimed cells towards
+ * "CONFORMANT for what it claims". */
 typedef struct dmlcheck_capabilities {
-    uint32_t struct_size;                 /* sizeof(dmlcheck_capabilities) */
+    uint32_t struct_size;                 /* sizeof(dmlcheck_capabilities) as dmlcheck filled it */
     DML_FEATURE_LEVEL max_feature_level;  /* highest level whose rules it implements */
     const DML_OPERATOR_TYPE *operators;   /* the operators it implements (static storage) */
     uint32_t operator_count;
-    uint32_t input_types;  /* bit (1u << DML_TENSOR_DATA_TYPE) per input type; 0: all */
+    uint32_t input_types;  /* bit (1u << DML_TENSOR_DATA_TYPE) per input type of every
+                              operator above; 0: all */
     uint32_t flags;        /* DMLCHECK_CAP_* */
+
+    /* ABI 1.1, appended: per-operator claims (static storage).  With claim_count > 0 they
+     * replace operators, operator_count and input_types: an operator is claimed exactly when
+     * an entry names it, with that entry's types (an operator dmlcheck does not know is
+     * ignored).  Entry i sits at (const char *)claims + i * claims[0].struct_size.  Write
+     * these only when DMLCHECK_CAPS_HAS_CLAIMS(caps): a dmlcheck older than 1.1 passes a
+     * smaller struct, and then reads operators and input_types alone; fill those too (for
+     * such a dmlcheck, the types every operator takes). */
+    const dmlcheck_operator_claim *claims;
+    uint32_t claim_count;
 } dmlcheck_capabilities;
+/* Whether the dmlcheck that filled caps->struct_size reads claims and claim_count. */
+#define DMLCHECK_CAPS_HAS_CLAIMS(caps) \
+    ((caps)->struct_size >= offsetof(dmlcheck_capabilities, claim_count) + sizeof(uint32_t))
+/* The size of a claims entry as ABI 1.1 defined it: dmlcheck accepts entries at least this big. */
+#define DMLCHECK_OPERATOR_CLAIM_MIN_SIZE \
+    (offsetof(dmlcheck_operator_claim, indices_types) + sizeof(uint32_t))
 
 /* fp32 denormals may be flushed to zero: cases whose answer depends on that are judged
  * against the flushed-input answer too (docs/SEMANTICS.md D6). */

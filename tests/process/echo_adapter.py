@@ -14,6 +14,8 @@ on request, to show that each fault costs one case and the run goes on:
   --refuse TEXT            answers HELLO with ERROR TEXT
   --layout strided|packed  the buffers it asks for (default strided)
   --ops LIST               the operators it claims (default all four)
+  --claims JSON            per-operator claims, the helper's dict ({"ARGMAX": ["INT32"]}):
+                           WELCOME's "claims" list, which replaces --ops for dmlcheck
   --echo-device            names its device after HELLO's "device" (dmlcheck's --device), so
                            a test can make dmlcheck print a device name of its choosing
 It uses the helper's building blocks (Channel, welcome, answer) rather than serve(), because
@@ -21,6 +23,7 @@ a fault child must be able to break the protocol the helper keeps.
 """
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -77,6 +80,7 @@ def main():
     p.add_argument("--layout", choices=["strided", "packed"], default="strided")
     p.add_argument("--ops", default="ARGMIN,ARGMAX,MAX_POOLING1,MAX_POOLING2")
     p.add_argument("--echo-device", action="store_true")
+    p.add_argument("--claims", type=json.loads)
     a = p.parse_args()
     ch = dml.take_stdio()
     try:
@@ -87,7 +91,8 @@ def main():
         ch.write(dml.ERROR, {"message": a.refuse})
         return
     device = str(hello.get("device") or "") if a.echo_device else ""
-    w = dml.welcome("echo", "1", a.ops.split(","), a.layout, None, None, False, "", device, "")
+    w = dml.welcome("echo", "1", a.ops.split(","), a.layout, None, None, False, "", device, "",
+                    a.claims)
     w["protocol"] = a.protocol
     ch.write(dml.WELCOME, w)
     served = 0

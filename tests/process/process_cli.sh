@@ -109,6 +109,21 @@ else
     skip "cases_beyond_the_claims_are_skipped" "no sqlite3"
     skip "claimed_cases_are_sent" "no sqlite3"
 fi
+# Claims per operator and type (WELCOME "claims"): only ARGMAX on INT32 and MAX_POOLING2 on
+# FLOAT32 are sent; the rest is skipped with the claim it lacks, and the run stores them.
+echo_run 300 --claims "'{\"ARGMAX\": [\"INT32\"], \"MAX_POOLING2\": {\"input_types\": [\"FLOAT32\"]}}'"
+if [ -n "$have_sqlite" ]; then
+    check "per_operator_claims_only_claimed_cells_are_sent" sql_is 0 \
+        "SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE r.verdict <> 'skip' AND NOT ((c.op = 'ARGMAX' AND c.input_type = 'INT32') OR (c.op = 'MAX_POOLING2' AND c.input_type = 'FLOAT32'))"
+    check "per_operator_claims_skip_names_the_type" sh -c "[ \$(sqlite3 '$tmp/db.sqlite' \"SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'MAX_POOLING2' AND c.input_type = 'FLOAT16' AND r.detail = 'the child does not claim FLOAT16 for MAX_POOLING2'\") -gt 0 ]"
+    check "per_operator_claims_stored_with_the_run" sql_is \
+        '{"operators":[{"op":"ARGMAX","input_types":["INT32"]},{"op":"MAX_POOLING2","input_types":["FLOAT32"]}]}' \
+        "SELECT claims FROM runs ORDER BY id DESC LIMIT 1"
+else
+    skip "per_operator_claims_only_claimed_cells_are_sent" "no sqlite3"
+    skip "per_operator_claims_skip_names_the_type" "no sqlite3"
+    skip "per_operator_claims_stored_with_the_run" "no sqlite3"
+fi
 
 # Each fault in `exec`, two files: both are recorded, each with the fault's own words.
 exec_fault() { # exec_fault NAME EXPECTED_RC TEXT ECHO_ARGS...

@@ -131,7 +131,10 @@ static void test_migrated_like_fresh(tap *t, const char *db, const char *fresh)
     tap_ok(t, !strcmp(query_text(db, "PRAGMA user_version", a, sizeof a), "5"),
            "it is at schema version %s now", a);
     tap_ok(t, !strcmp(query_text(db, runs_columns, a, sizeof a), query_text(fresh, runs_columns, b, sizeof b)),
-           "migrated runs columns are a fresh database's: %s", a);
+           "migrated runs columns are a fresh database's (5: claims): %s", a);
+    tap_ok(t, !strcmp(query_text(db, "SELECT ifnull(claims, 'NULL') FROM runs WHERE id = 1", a,
+                                 sizeof a), "NULL"),
+           "the old run has no claims (reports read it as claiming everything): %s", a);
     tap_ok(t, !strcmp(query_text(db, view_columns, a, sizeof a), query_text(fresh, view_columns, b, sizeof b)),
            "migrated case_list columns are a fresh database's");
     tap_ok(t, !strcmp(query_text(db, signature_columns, a, sizeof a),
