@@ -430,6 +430,26 @@ static bool same_bug_by_needs(const family *f, const family *g)
     return weak_kind(f) || needs_include(g->needs, f->needs);
 }
 
+/* Family i of l joins host g (one bug): its kinds and cases are g's, g is described again
+ * over the whole (its smallest case, needs and spread), and i leaves the list. */
+static bool absorb(const reader *rd, family_list *l, size_t i, family *g)
+{
+    family *f = &l->items[i];
+    strcat(g->kinds, f->kinds + 1);
+    g->cases += f->cases;
+    g->nondeterministic |= f->nondeterministic;
+    free(g->shrunk_case);
+    free(g->shrunk_mismatch);
+    g->shrunk_case = g->shrunk_mismatch = NULL;
+    g->needs[0] = g->breakdown[0] = 0;
+    bool ok = describe(rd, g);
+    free(f->shrunk_case);
+    free(f->shrunk_mismatch);
+    memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
+    l->count--;
+    return ok;
+}
+
 /* A family that by its needs is the bug of a larger family joins it (same_bug_by_needs):
  * bug=dilation returns a smaller element of the window as often as one from outside it, and
  * every family of it needs a dilated window.  The host is described again over its cases. */
@@ -442,17 +462,7 @@ static bool join_by_needs(const reader *rd, family_list *l)
             family *g = &l->items[j];
             if (!same_bug_by_needs(f, g) || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
                 continue;
-            strcat(g->kinds, f->kinds + 1);
-            g->cases += f->cases;
-            free(g->shrunk_case);
-            free(g->shrunk_mismatch);
-            g->shrunk_case = g->shrunk_mismatch = NULL;
-            g->needs[0] = g->breakdown[0] = 0;
-            ok = describe(rd, g);
-            free(f->shrunk_case);
-            free(f->shrunk_mismatch);
-            memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
-            l->count--;
+            ok = absorb(rd, l, i, g);
             break;
         }
     }
@@ -532,7 +542,6 @@ static bool join_by_cause(const reader *rd, family_list *l)
                 continue;
             if (strchr(g->cause, '+') && !strchr(f->cause, '+')) /* the row is named by one bug */
                 snprintf(g->cause, sizeof g->cause, "%s", f->cause);
-            strcat(g->kinds, f->kinds + 1);
             if (!strstr(g->verdicts, f->verdict))
                 snprintf(g->verdicts + strlen(g->verdicts), sizeof g->verdicts - strlen(g->verdicts),
                          "%s,", f->verdict);
@@ -540,17 +549,7 @@ static bool join_by_cause(const reader *rd, family_list *l)
                 snprintf(g->module, sizeof g->module, "*");
                 join_operators(g->op, sizeof g->op, f->op);
             }
-            g->cases += f->cases;
-            g->nondeterministic |= f->nondeterministic;
-            free(g->shrunk_case);
-            free(g->shrunk_mismatch);
-            g->shrunk_case = g->shrunk_mismatch = NULL;
-            g->needs[0] = g->breakdown[0] = 0;
-            ok = describe(rd, g);
-            free(f->shrunk_case);
-            free(f->shrunk_mismatch);
-            memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
-            l->count--;
+            ok = absorb(rd, l, i, g);
             break;
         }
     }
