@@ -82,6 +82,7 @@ static bool add_nan_print(void *ctx, const reader_nan_print *row, dmlc_error *er
     if (f->op == OP_COUNT)
         return err_set(err, "unknown operator in the database: %s", row->op);
     f->cases = row->cases;
+    f->left_out = row->left_out;
     for (unsigned p = 0; p < NAN_POLICY_COUNT; p++)
         f->explained[p] = row->explained[p];
     return true;

@@ -154,6 +154,7 @@ typedef struct report_nan_fingerprint {
     DML_TENSOR_DATA_TYPE input;
     uint64_t cases;            /* cases with a fingerprint (a row or window holding a NaN) */
     uint64_t explained[NAN_POLICY_COUNT]; /* of them, those each policy explains */
+    uint64_t left_out;         /* NaN cases not counted: they fail for a judged reason */
     /* With a baseline: the baseline's fingerprint of the same subject (or the only one of
      * the same operator and type) when it had NaN cases, and whether this one changed. */
     bool has_baseline, changed;

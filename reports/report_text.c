@@ -418,6 +418,10 @@ const char *report_nan_fingerprint_text(const report_nan_fingerprint *f, bool ba
         if (used < size)
             snprintf(buf + used, size - used, ")");
     }
+    size_t used = strlen(buf);
+    if (!baseline && f->left_out && used < size)
+        snprintf(buf + used, size - used, "; %" PRIu64 " more left out: they fail for a judged "
+                 "reason", f->left_out);
     return buf;
 }
 

@@ -147,6 +147,7 @@ typedef struct reader_nan_print {
     const char *op, *input;
     uint64_t cases;
     uint64_t explained[NAN_POLICY_COUNT];
+    uint64_t left_out;   /* NaN cases left out: they fail for a judged reason */
 } reader_nan_print;
 
 bool reader_nan_prints(reader *r, const reader_range *range,
