@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "casefile.h"
+
+#include <jansson.h>
 #include "cli_args.h"
 #include "families.h"
 #include "reference.h"
@@ -27,7 +29,7 @@ int cmd_export(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: dmlcheck export --family N [--db FILE] [--run ID | --all] > case.json\n"
+        "usage: dmlcheck export --family N [--probe K] [--db FILE] [--run ID | --all] > case.json\n"
         "       dmlcheck export --out DIR [--family N] [--db FILE] [--run ID | --all]\n"
         "       dmlcheck export gN:SEED:INDEX [--feature-level L] [--ops LIST] [--types LIST]\n"
         "                       [--max-elements N] [--reject-rate R] [--nan-policy ignore|propagate]\n"
@@ -37,7 +39,9 @@ static void usage(FILE *f)
         "ID, or of every run.  --out DIR writes every shrunk family (or family N) into DIR,\n"
         "created if missing, as family-NN-KIND.json (family-01-tie_other_way.json); a file\n"
         "that exists is never overwritten: export stops there with exit 2, keeping the files\n"
-        "written before it.  Writes case gN:SEED:INDEX as a case file with the reference's\n"
+        "written before it.  --family N --probe K writes the K-th probe its diagnosis asked (the\n"
+        "root cause's evidence, `run` names how many) as a case file with the spec's answer.\n"
+        "Writes case gN:SEED:INDEX as a case file with the reference's\n"
         "expected outputs.\n"
         "--backend, --device, --strict and --case-timeout are accepted (so a replay command's\n"
         "options can be reused) and ignored.\n\n"
@@ -47,7 +51,32 @@ static void usage(FILE *f)
         "`dmlcheck replay --help` describes.\n", GEN_OLDEST_VERSION, GEN_VERSION, GEN_VERSION);
 }
 
-static int export_family(int64_t number, const char *db, int64_t run_id, bool all_runs)
+/* Probe K of family f's diagnosis as a case file on stdout; the exit code. */
+static int write_probe(const family *f, int64_t number, int64_t probe)
+{
+    json_t *d = f->diagnosis ? json_loads(f->diagnosis, 0, NULL) : NULL;
+    json_t *evidence = json_object_get(d, "evidence");
+    json_t *file = json_object_get(json_array_get(evidence, (size_t)probe - 1), "case");
+    int code = 2;
+    char *text = json_is_object(file) ? json_dumps(file, JSON_REAL_PRECISION(CASEFILE_REAL_DIGITS))
+                                      : NULL;
+    if (!f->diagnosis)
+        fprintf(stderr, "dmlcheck export: family %" PRId64 " was not diagnosed: it has no probes\n",
+                number);
+    else if (!text)
+        fprintf(stderr, "dmlcheck export: family %" PRId64 "'s diagnosis has %zu probes, no probe %"
+                PRId64 " with a case file\n", number, json_array_size(evidence), probe);
+    else if (printf("%s\n", text) > 0 && fflush(stdout) == 0)
+        code = 0;
+    else
+        perror("dmlcheck export: writing the case file");
+    free(text);
+    json_decref(d);
+    return code;
+}
+
+static int export_family(int64_t number, int64_t probe, const char *db, int64_t run_id,
+                         bool all_runs)
 {
     family_list fams;
     dmlc_error err;
@@ -59,6 +88,8 @@ static int export_family(int64_t number, const char *db, int64_t run_id, bool al
     if ((size_t)number > fams.count)
         fprintf(stderr, "dmlcheck export: %s has %zu families in the runs read, no family %" PRId64
                         "\n", db, fams.count, number);
+    else if (probe)
+        code = write_probe(&fams.items[number - 1], number, probe);
     else if (!fams.items[number - 1].shrunk_case)
         fprintf(stderr, "dmlcheck export: family %" PRId64 " (%s %s %s) has no shrunk case: its "
                         "run did not shrink it (--shrink-budget 0, its time limit, or a stop); "
@@ -153,16 +184,17 @@ static int family_command(int argc, char **argv)
         { "family", required_argument, NULL, 'f' }, { "db", required_argument, NULL, 'd' },
         { "run", required_argument, NULL, 'r' },     { "all", no_argument, NULL, 'a' },
         { "out", required_argument, NULL, 'o' },     { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "probe", required_argument, NULL, 'p' },   { NULL, 0, NULL, 0 },
     };
-    int64_t number = 0, run_id = 0;
+    int64_t number = 0, run_id = 0, probe = 0;
     const char *db = "dmlcheck.sqlite", *dir = NULL;
     bool all_runs = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         bool ok = c == 'd' || c == 'a' || c == 'o' || (c == 'f' && cli_parse_positive(optarg, &number))
-                  || (c == 'r' && cli_parse_positive(optarg, &run_id));
+                  || (c == 'r' && cli_parse_positive(optarg, &run_id))
+                  || (c == 'p' && cli_parse_positive(optarg, &probe));
         if (c == 'd')
             db = optarg;
         if (c == 'o')
@@ -173,8 +205,9 @@ static int family_command(int argc, char **argv)
             return 0;
         }
         if (!ok) {
-            fprintf(stderr, "dmlcheck export: --family takes a family number, --run a run id; "
-                            "with --family or --out, only --db, --run and --all apply\n");
+            fprintf(stderr, "dmlcheck export: --family takes a family number, --run a run id, "
+                            "--probe a probe number; with --family or --out, only --db, --run, "
+                            "--all and --probe apply\n");
             return 2;
         }
     }
@@ -183,9 +216,13 @@ static int family_command(int argc, char **argv)
                         "and --all exclude each other\n");
         return 2;
     }
+    if (probe && (dir || !number)) {
+        fprintf(stderr, "dmlcheck export: --probe K needs --family N (one family's probe K)\n");
+        return 2;
+    }
     if (dir)
         return export_families_to(dir, number, db, run_id, all_runs);
-    return export_family(number, db, run_id, all_runs);
+    return export_family(number, probe, db, run_id, all_runs);
 }
 
 int cmd_export(int argc, char **argv)

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "diagnose.h"
+
+#include "casefile.h"
 #include "dtype.h"
 #include "op_module.h"
 
@@ -104,6 +106,11 @@ static json_t *evidence_json(const diagnosis *d, const diagnosis_probe *r)
     size_t shown = shown_cause(d, r);
     json_object_set_new(j, "built_for", json_string(r->built_for->id));
     json_object_set_new(j, "probe", probe_json(&r->probe));
+    /* The probe as a case file with the spec's answer as "expected", for `dmlcheck exec`
+     * (`dmlcheck export --family N --probe K` writes it). */
+    char *file = casefile_write(&r->probe, &r->spec);
+    json_object_set_new(j, "case", file ? json_loads(file, 0, NULL) : json_null());
+    free(file);
     json_object_set_new(j, "spec", outputs_json(&r->probe, &r->spec));
     json_object_set_new(j, "predicted_by", json_string(cause_catalogue[shown]->id));
     json_object_set_new(j, "predicted", (r->predicts >> shown) & 1

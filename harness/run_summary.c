@@ -4,6 +4,7 @@
  * that replays or exports each).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,22 @@ static void print_root_cause(FILE *f, const family *fam)
                 "the kind above is a guess from its first difference)\n");
 }
 
+/* How to get the probes that named (or failed to name) the family's cause, as case files. */
+static void print_probe_command(runner *r, const family *fam, size_t number)
+{
+    json_t *d = fam->diagnosis ? json_loads(fam->diagnosis, 0, NULL) : NULL;
+    size_t probes = json_array_size(json_object_get(d, "evidence"));
+    json_decref(d);
+    if (!probes)
+        return;
+    char line[RUNNER_REPLAY_LINE_MAX];
+    snprintf(line, sizeof line, "dmlcheck export --family %zu --probe K --run %" PRId64 " --db",
+             number, r->rep->run_id);
+    replay_append_arg(line, sizeof line, r->o->db_path);
+    fprintf(r->o->out, "    its %zu probe%s (case files for `dmlcheck exec`, K = 1..%zu): %s > "
+            "probe-K.json\n", probes, probes == 1 ? "" : "s", probes, line);
+}
+
 /* One line per family of this run (families.h), with what its failures need and the
  * command that replays its smallest case. */
 static void print_families(runner *r)
@@ -83,6 +100,7 @@ static void print_families(runner *r)
                 fam->needs, fam->elements, replay_case_line(replay, sizeof replay,
                 runner_case_name(r->o->seed, fam->case_index, name), r->replay_args));
         print_root_cause(f, fam);
+        print_probe_command(r, fam, i + 1);
         if (fam->shrunk_case) {
             char line[RUNNER_REPLAY_LINE_MAX], number[24];
             snprintf(number, sizeof number, "%zu", i + 1);

@@ -369,6 +369,12 @@ static bool join_explained(const reader *rd, family_list *l)
             snprintf(g->kind, sizeof g->kind, "%s", f->kind);
             own[host] = own[i];
         }
+        if (!g->diagnosis) { /* the same cause (joins never mix causes): either evidence */
+            g->diagnosis = f->diagnosis;
+            f->diagnosis = NULL;
+        }
+        free(f->diagnosis);
+        f->diagnosis = NULL;
         joined[i] = true;
     }
     size_t kept = 0;
@@ -443,6 +449,11 @@ static bool absorb(const reader *rd, family_list *l, size_t i, family *g)
     g->shrunk_case = g->shrunk_mismatch = NULL;
     g->needs[0] = g->breakdown[0] = 0;
     bool ok = describe(rd, g);
+    if (!g->diagnosis) { /* the host's evidence, else the joiner's */
+        g->diagnosis = f->diagnosis;
+        f->diagnosis = NULL;
+    }
+    free(f->diagnosis);
     free(f->shrunk_case);
     free(f->shrunk_mismatch);
     memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
@@ -478,9 +489,10 @@ static bool read_cause(const reader *rd, family *f)
     if (!rd->has_cause)
         return true;
     char sql[1400];
-    snprintf(sql, sizeof sql, "SELECT s.cause, COUNT(*) FROM signatures s WHERE s.diagnosis IS NOT"
-             " NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND " IN_VERDICTS("s.verdict")
-             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2 GROUP BY s.cause"
+    snprintf(sql, sizeof sql, "SELECT s.cause, COUNT(*), max(s.diagnosis) FROM signatures s"
+             " WHERE s.diagnosis IS NOT NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind")
+             " AND " IN_VERDICTS("s.verdict") " AND s.last_seen_run >= ?1 AND"
+             " s.first_seen_run <= ?2 GROUP BY s.cause"
              " ORDER BY s.cause IS NULL, COUNT(*) DESC, s.cause LIMIT 1", rd->module_of_signature);
     sqlite3_stmt *s = prepare(rd, sql, f);
     bool failed = false;
@@ -489,6 +501,8 @@ static bool read_cause(const reader *rd, family *f)
     if (step(rd, s, &failed)) {
         f->diagnosed = true;
         snprintf(f->cause, sizeof f->cause, "%s", text_at(s, 0));
+        if (!(f->diagnosis = strdup(text_at(s, 2))))
+            failed = !err_set(rd->err, "out of memory reading a diagnosis");
     }
     sqlite3_finalize(s);
     return !failed;
@@ -651,6 +665,7 @@ void families_free(family_list *l)
     {
         free(l->items[i].shrunk_case);
         free(l->items[i].shrunk_mismatch);
+        free(l->items[i].diagnosis);
     }
     free(l->items);
     *l = (family_list){ 0 };

@@ -39,6 +39,9 @@ typedef struct family {
      * Families of one cause are one row, whatever operators and kinds it touched. */
     char cause[96];       /* "a+b": two causes confirmed only together */
     bool diagnosed;
+    /* The evidence of its diagnosis (diagnosis_json: probes, each with a case file under
+     * "case"), or NULL when it was not diagnosed. */
+    char *diagnosis;
     uint64_t cases;       /* the family's cases in the runs read */
     uint64_t signatures;  /* distinct signatures among them */
     /* The smallest failing case (fewest input elements, then lowest index). */
