@@ -178,9 +178,8 @@ static void print_outputs(const char *who, const dml_case *c, const case_outputs
     free(json);
 }
 
-/* The outputs, the differences and the check's explanation of one judged case, which ends
- * with the replay command.  Returns the exit code. */
-static int show_judged(const runner_options *o, uint64_t case_index, const dml_case *k,
+/* The backend, the outputs and the differences of one judged case. */
+static void show_judged(const runner_options *o, const dml_case *k,
                        const check_oracle *oracle, const check_answer *a, const check_result *res,
                        const backend_info *binfo)
 {
@@ -197,11 +196,39 @@ static int show_judged(const runner_options *o, uint64_t case_index, const dml_c
         print_outputs("backend  ", k, &a->outputs);
     if (ran && res->j.verdict != VERDICT_PASS)
         print_differences(k, &oracle->expected, &a->outputs);
+}
+
+/* The verdict in the check's words, ending with the replay line (the last line printed). */
+static int show_verdict(const runner_options *o, uint64_t case_index, const dml_case *k,
+                        const check_result *res)
+{
     char replay[RUNNER_REPLAY_LINE_MAX];
     gen_case_id id = { .version = o->gen.version, .seed = o->seed, .index = case_index };
     printf("verdict: ");
     check_print(stdout, "", k, res, runner_replay_line(o, &id, replay, sizeof replay));
     return check_exit_code(res);
+}
+
+/* For a person looking at a failure: its root cause, asked of the backend by probing, with
+ * every probe's evidence (docs/DIAGNOSIS.md).  Nothing for a pass or a failure that left no
+ * answer (a crash, a hang, a refusal). */
+static void show_root_cause(session *s, const dml_case *k, const check_result *res,
+                            uint64_t case_index, uint64_t seed)
+{
+    if ((res->j.verdict != VERDICT_FAIL && res->j.verdict != VERDICT_UNSPECIFIED)
+        || !mismatch_kind_from_outputs(res->j.kind) || k->must_reject)
+        return;
+    diagnosis *d = calloc(1, sizeof *d);
+    dmlc_error err;
+    char *text = malloc(16384);
+    if (d && text && session_diagnose(s, k, seed ^ case_index, d, &err))
+        printf("root cause: %s", diagnosis_text(d, text, 16384));
+    else
+        printf("root cause: not probed (%s)\n", d && text ? err.msg : "out of memory");
+    if (d)
+        diagnosis_free(d);
+    free(d);
+    free(text);
 }
 
 /* Asks the session for the case as `run` did (the worker draws it), judges the answer and
@@ -216,8 +243,11 @@ static int replay_case(const runner_options *o, uint64_t case_index, const dml_c
     session_request(s, case_index, 1);
     session_status got = session_receive(s, k, oracle, &a, &res, &index, &err);
     int code = 2;
-    if (got == SESSION_JUDGED)
-        code = show_judged(o, case_index, k, oracle, &a, &res, binfo);
+    if (got == SESSION_JUDGED) {
+        show_judged(o, k, oracle, &a, &res, binfo);
+        show_root_cause(s, k, &res, case_index, o->seed);
+        code = show_verdict(o, case_index, k, &res);
+    }
     else if (got == SESSION_STOPPED)
         code = RUNNER_EXIT_INTERRUPTED;
     else

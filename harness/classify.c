@@ -43,6 +43,11 @@ mismatch_kind mismatch_kind_from_name(const char *name)
     return KIND_COUNT;
 }
 
+bool mismatch_kind_from_outputs(mismatch_kind k)
+{
+    return k >= KIND_wrong_index && k <= KIND_output_not_written;
+}
+
 _Static_assert(KIND_COUNT <= 32, "judgement.also_kinds holds one bit per kind");
 
 const char *mismatch_kinds_text(uint32_t kinds, char *buf, size_t size)

@@ -51,6 +51,10 @@ typedef enum mismatch_kind {
 const char *mismatch_kind_name(mismatch_kind k);
 /* KIND_COUNT when unknown. */
 mismatch_kind mismatch_kind_from_name(const char *name);
+/* Whether a kind was read from the outputs (wrong_index ... output_not_written), not from how
+ * the backend ran (a crash, a hang, a refusal, a write out of bounds): only such a failure has
+ * an answer a root cause can predict (diagnose.h). */
+bool mismatch_kind_from_outputs(mismatch_kind k);
 
 typedef enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_UNSPECIFIED, VERDICT_SKIP, VERDICT_ERROR,
                        VERDICT_COUNT } verdict;

@@ -14,11 +14,6 @@
 #include "op_module.h"
 #include "run_internal.h"
 
-bool runner_kind_diagnosable(mismatch_kind kind)
-{
-    return kind >= KIND_wrong_index && kind <= KIND_output_not_written;
-}
-
 /* True when an earlier new signature of the same family was diagnosed in this run. */
 static bool family_diagnosed(const runner *r, size_t i)
 {
@@ -123,7 +118,7 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
         return true;
     for (size_t i = 0; i < r->sig_count && !runner_stop_raised(r->o) && !session_broken(r->s); i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || !runner_kind_diagnosable(s->kind) || family_diagnosed(r, i))
+        if (!s->is_new || !mismatch_kind_from_outputs(s->kind) || family_diagnosed(r, i))
             continue;
         if (!diagnose_signature(r, s, err))
             return false;

@@ -101,9 +101,6 @@ bool runner_recheck_new_families(runner *r, dmlc_error *err);
 bool runner_shrink_new_signatures(runner *r, dmlc_error *err);
 
 /* run_diagnose.c: after shrinking. */
-/* Kinds read from the outputs: a cause predicts outputs, so only these can be diagnosed (a
- * crash, a hang, a refusal or a write out of bounds is what it is). */
-bool runner_kind_diagnosable(mismatch_kind kind);
 bool runner_diagnose_new_families(runner *r, dmlc_error *err);
 /* Frees what the run kept of its signatures. */
 void runner_free_signatures(runner *r);

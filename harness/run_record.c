@@ -144,7 +144,7 @@ static void print_signature_line(runner *r, const slot_case *sc, uint64_t index,
     char name[GEN_CASE_ID_SIZE];
     runner_case_name(r->o->seed, index, name);
     /* A kind read from one element is a guess until probing confirms the root cause. */
-    bool suspected = r->o->diagnose && runner_kind_diagnosable(res->j.kind);
+    bool suspected = r->o->diagnose && mismatch_kind_from_outputs(res->j.kind);
     fprintf(r->o->out, "%s %s kind=%s%s op=%s fl=%s input=%s output=%s indices=%s layout=%s "
             "dist=%s case=%s\n", is_new ? "new-signature" : "signature",
             verdict_name(res->j.verdict), mismatch_kind_name(res->j.kind),

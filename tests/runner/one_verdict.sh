@@ -39,6 +39,10 @@ for bug in nan_sticky ties; do
         run replay "$id" --backend "$backend" --types FLOAT32
         got=$(replayed_as)
         check "${bug}_${id}_replay_says_${verdict}_${kind}" sh -c "[ '$got' = '$want' ] && [ \$(cat '$tmp/rc') = $(exit_for "$verdict") ]"
+        # replay probes the failure for a person: bug=ties is named by its cause, and the
+        # replay line stays the last line.
+        [ "$bug" = ties ] && check "${bug}_${id}_replay_names_the_root_cause" \
+            sh -c "grep -q '^root cause: confirmed root cause tie_direction_flipped' '$tmp/out' && tail -n 1 '$tmp/out' | grep -q '^replay: dmlcheck replay'"
         "$dmlcheck" export "$id" --types FLOAT32 >"$tmp/case.json" 2>"$tmp/err"
         run exec --backend "$backend" "$tmp/case.json" "$tmp/case.json"
         got=$(executed_as "$tmp/case.json")
