@@ -143,9 +143,13 @@ static void append_need(family *f, const char *text)
 }
 
 /* "only LABEL VALUE" when the family's failures all share one value of a text dimension. */
+/* Values of one dimension a family's failures need: the one value, or a set of up to
+ * NEED_SET_MAX ("only axes several_shuffled or all_shuffled"), when the operators' judged
+ * cases of every other value (at least FAMILY_CONTRAST of them) all passed. */
+#define NEED_SET_MAX 3
 static bool text_need(const reader *rd, family *f, size_t d)
 {
-    char sql[1400], need[160], value[96] = "";
+    char sql[1400], need[160], values[NEED_SET_MAX * 40] = "";
     snprintf(sql, sizeof sql, "SELECT %s AS v, SUM(" IS_HIT "), COUNT(*)" FROM_JUDGED
              " AND v IS NOT NULL GROUP BY v", dimensions[d].expr, rd->module_of);
     sqlite3_stmt *s = prepare(rd, sql, f);
@@ -156,15 +160,16 @@ static bool text_need(const reader *rd, family *f, size_t d)
     bool failed = false;
     while (step(rd, s, &failed)) {
         if (sqlite3_column_int64(s, 1) > 0) {
-            hit_values++;
-            snprintf(value, sizeof value, "%s", text_at(s, 0));
+            if (hit_values++ < NEED_SET_MAX)
+                snprintf(values + strlen(values), sizeof values - strlen(values), "%s%.38s",
+                         hit_values > 1 ? " or " : "", text_at(s, 0));
         } else {
             contrast += (uint64_t)sqlite3_column_int64(s, 2);
         }
     }
     sqlite3_finalize(s);
-    if (!failed && hit_values == 1 && contrast >= FAMILY_CONTRAST) {
-        snprintf(need, sizeof need, "only %s %s", dimensions[d].label, value);
+    if (!failed && hit_values >= 1 && hit_values <= NEED_SET_MAX && contrast >= FAMILY_CONTRAST) {
+        snprintf(need, sizeof need, "only %s %s", dimensions[d].label, values);
         append_need(f, need);
     }
     return !failed;
