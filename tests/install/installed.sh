@@ -63,9 +63,30 @@ check "installed_example_plugin_runs" rc_is 0
 run run --backend "plugin:$example_so,bug=ties" --types FLOAT32 --cases 2000 --seed 1 --db ties.sqlite
 check "installed_example_plugin_bug_fails" eval 'rc_is 1 && out_has "replay: dmlcheck replay"'
 
+# --- README "Test your implementation": its lines as written, with the installed dmlcheck on PATH ---
+mkdir -p "$work/readme" && cd "$work/readme" || exit 2
+readme_lines=$(sed -n '/^## Test your implementation/,/^## /p' "$src/README.md" |
+               grep -e '^cp "$(dmlcheck path' -e '^cc -shared' -e '^dmlcheck run --backend plugin:' -e '^export PYTHONPATH')
+echo "$readme_lines" | sed 's/^/# README: /'
+readme_plugin=$(echo "$readme_lines" | grep -v -e numpy -e PYTHONPATH)
+(PATH=$(dirname "$dmlcheck"):$PATH PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$(dirname "$pc") \
+    sh -ec "$readme_plugin") >"$tmp/out" 2>"$tmp/err"
+echo $? >"$tmp/rc"
+check "readme_plugin_lines_work" eval '[ $(echo "$readme_plugin" | wc -l) = 3 ] && rc_is 0 && out_has "CONFORMANT for what it claims" && [ -s report.html ]'
+readme_python=$(echo "$readme_lines" | grep -e numpy -e PYTHONPATH)
+if python3 -c 'import numpy' 2>/dev/null; then
+    (PATH=$(dirname "$dmlcheck"):$PATH sh -ec "$readme_python
+dmlcheck exec --backend process:'python3 mine.py' --corpus") >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check "readme_python_lines_work" eval '[ $(echo "$readme_python" | wc -l) = 2 ] && rc_is 0'
+else
+    skip "readme_python_lines_work" "no numpy"
+fi
+cd "$work" || exit 2
+
 # --- docs/PROTOCOL.md: the Python helper from PYTHONPATH, the numpy adapter installed ---
 cat >mine.py <<'PY'
-# mine.py: ARGMAX over one axis in plain Python (README "Test your implementation")
+# mine.py: ARGMAX over one axis in plain Python (docs/USAGE.md "Testing your implementation at length")
 import dmlcheck_adapter as dml
 
 def run(desc, tensors):
