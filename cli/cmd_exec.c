@@ -19,6 +19,7 @@
  * validation error (the worst over all files), 130 stopped by a signal.
  */
 #include <getopt.h>
+#include <glob.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "casefile.h"
 #include "check.h"
 #include "error.h"
+#include "paths.h"
 #include "replay.h"
 #include "run_options.h"
 #include "runner.h"
@@ -49,6 +51,15 @@ static void on_stop_signal(int sig)
     stop_requested = 1;
 }
 
+/* The installed conformance corpus (or the source tree's, for a build-tree dmlcheck). */
+static const char *corpus_dir(void)
+{
+    static dmlcheck_paths p;
+    if (!p.origin)
+        paths_find(&p);
+    return p.path[PATH_CORPUS];
+}
+
 /* run's --case-timeout default, so that exec and run call the same case a hang. */
 static unsigned default_case_timeout_ms(void)
 {
@@ -61,7 +72,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: dmlcheck exec [--backend NAME] [--device SEL] [--nan-policy ignore|propagate]\n"
-            "                     [--strict] [--case-timeout MS] [--reference-timeout MS] FILE...\n\n"
+            "                     [--strict] [--case-timeout MS] [--reference-timeout MS]\n"
+            "                     [--corpus] FILE...\n\n"
             "Runs each case file on a backend and prints its outputs as one JSON line:\n"
             "  {\"output\": [...], \"indices\": [...]}\n"
             "With several files, every file gets one line that names it and its result (agree,\n"
@@ -76,9 +88,12 @@ static void usage(FILE *f)
             " \"feature_level\" runs at the lowest level where it is valid.\n"
             "FILE - reads one case from standard input, at most %zu bytes (a larger case: save it\n"
             "to a file, which may hold %zu); its replay line says to save it first.\n\n"
+            "The conformance corpus (every example of the spec pages, hand-derived pooling\n"
+            "cases) is in %s/*/*.json\n"
+            "(`dmlcheck path corpus`); --corpus runs all of it, after any FILE given.\n\n"
             "options:\n"
             "  --backend NAME       implementation under test (default: reference); one of:",
-            CASEFILE_MAX_STREAM_BYTES - 1, CASEFILE_MAX_FILE_BYTES - 1);
+            CASEFILE_MAX_STREAM_BYTES - 1, CASEFILE_MAX_FILE_BYTES - 1, corpus_dir());
     for (size_t i = 0; backend_registry[i]; i++)
         fprintf(f, " %s", backend_registry[i]->name);
     fprintf(f, "\n"
@@ -91,6 +106,7 @@ static void usage(FILE *f)
             "                       %u, as in run), plus 10 us per input element\n"
             "  --reference-timeout MS  one file's reference computation longer than this is an\n"
             "                       error, not checked (default 300000, as in run)\n"
+            "  --corpus             run every file of the conformance corpus too\n"
             "  -h, --help           this text\n\n"
             "The backend runs in a worker process, as in `dmlcheck run`: a backend that crashes or\n"
             "hangs on a file fails that file (kind crash or hang), the worker is restarted and the\n"
@@ -367,7 +383,7 @@ void exec_stop(exec_run *r)
 }
 
 /* Parses the options into r; -1 to go on, else the exit code. */
-static int parse_options(int argc, char **argv, exec_run *r)
+static int parse_options(int argc, char **argv, exec_run *r, bool *corpus)
 {
     static const struct option options[] = {
         { "backend", required_argument, NULL, 'b' },
@@ -376,6 +392,7 @@ static int parse_options(int argc, char **argv, exec_run *r)
         { "strict", no_argument, NULL, 's' },
         { "case-timeout", required_argument, NULL, 'T' },
         { "reference-timeout", required_argument, NULL, 'R' },
+        { "corpus", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -397,6 +414,8 @@ static int parse_options(int argc, char **argv, exec_run *r)
             r->device = optarg;
         } else if (ch == 's') {
             r->strict = true;
+        } else if (ch == 'C') {
+            *corpus = true;
         } else if (ch == 'n' && !nan_policy_from_name(optarg, &r->opt.nan)) {
             fprintf(stderr, "dmlcheck exec: --nan-policy must be ignore or propagate, not '%s'\n", optarg);
             return EXIT_SETUP;
@@ -415,7 +434,7 @@ static int parse_options(int argc, char **argv, exec_run *r)
             return EXIT_SETUP;
         }
     }
-    if (optind >= argc) {
+    if (optind >= argc && !*corpus) {
         usage(stderr);
         return EXIT_SETUP;
     }
@@ -464,9 +483,32 @@ static int exec_files(exec_run *r, int count, char **files)
 int cmd_exec(int argc, char **argv)
 {
     exec_run r = { .vt = backend_registry[0], .stop = &stop_requested };
-    int parsed = parse_options(argc, argv, &r);
+    bool corpus = false;
+    int parsed = parse_options(argc, argv, &r, &corpus);
     if (parsed >= 0)
         return parsed;
+    glob_t found = { 0 };
+    int count = argc - optind;
+    char **files = argv + optind;
+    if (corpus) {
+        char pattern[PATH_MAX + 16];
+        snprintf(pattern, sizeof pattern, "%s/*/*.json", corpus_dir());
+        if (glob(pattern, 0, NULL, &found) != 0 || !found.gl_pathc) {
+            fprintf(stderr, "dmlcheck exec: --corpus: no case files in %s (dmlcheck path corpus); "
+                            "is dmlcheck installed? meson install -C build\n", corpus_dir());
+            globfree(&found);
+            return EXIT_SETUP;
+        }
+        files = malloc((size_t)(count + (int)found.gl_pathc) * sizeof *files);
+        if (!files) {
+            globfree(&found);
+            fprintf(stderr, "dmlcheck exec: out of memory\n");
+            return EXIT_SETUP;
+        }
+        memcpy(files, argv + optind, (size_t)count * sizeof *files);
+        memcpy(files + count, found.gl_pathv, found.gl_pathc * sizeof *files);
+        count += (int)found.gl_pathc;
+    }
     struct sigaction sa = { .sa_handler = on_stop_signal }, ignore = { .sa_handler = SIG_IGN };
     struct sigaction old_int, old_term, old_pipe;
     sigemptyset(&sa.sa_mask);
@@ -475,9 +517,9 @@ int cmd_exec(int argc, char **argv)
     sigaction(SIGPIPE, &ignore, &old_pipe); /* a dead worker must not kill us on write */
     dmlc_error err = { "" };
     int code;
-    r.name_files = argc - optind > 1;
+    r.name_files = count > 1;
     if (exec_start(&r, &err)) {
-        code = exec_files(&r, argc - optind, argv + optind);
+        code = exec_files(&r, count, files);
     } else if (stop_requested) {
         fprintf(stderr, "dmlcheck exec: stopped by a signal while the backend opened\n");
         code = EXIT_STOPPED;
@@ -489,5 +531,9 @@ int cmd_exec(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
+    if (corpus) {
+        free(files);
+        globfree(&found);
+    }
     return code;
 }

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_args.h"
+#include "replay.h"
 #include "report_model.h"
 
 typedef enum report_format { FORMAT_AUTO, FORMAT_HTML, FORMAT_MD, FORMAT_JUNIT } report_format;
@@ -38,7 +40,8 @@ static void usage(FILE *f)
             "  --run ID             report on run ID (default: the latest run)\n"
             "  --all                report on every run in the database\n"
             "  --format F           html, md or junit (default: from -o's extension, else md)\n"
-            "  -o, --output FILE    write there instead of standard output\n"
+            "  -o, --output FILE    write there instead of standard output (a terminal gets a\n"
+            "                       dozen lines: the verdicts and how to write the report)\n"
             "  --baseline FILE      mark cells and signatures NEW/FIXED/REGRESSED/UNCHANGED\n"
             "                       against the latest run of another database\n"
             "  --baseline-run ID    ... against run ID (of --baseline, or of --db)\n"
@@ -186,8 +189,52 @@ static bool render(const report_model *m, const report_args *a, FILE *out, dmlc_
     }
 }
 
+/* For a terminal without -o: the verdict per level, the claims line and the count of bugs in a
+ * dozen lines, and how to get the whole report (thousands of lines) into a file or a pager. */
+static void write_terminal_summary(const report_model *m, const report_args *a)
+{
+    char buf[1024];
+    printf("dmlcheck report: %s of %s (%s)\n", m->selection, a->db, report_subject(m, buf, sizeof buf));
+    for (size_t i = 0; i < m->verdict_count; i++) {
+        const report_verdict *v = &m->verdicts[i];
+        if (v->kind == REPORT_VERDICT_NOT_TESTED)
+            continue;
+        printf("  %-5s %-26s %s\n", fl_name(v->fl), report_verdict_name(v->kind),
+               report_verdict_text(m, v, buf, sizeof buf));
+    }
+    if (report_claims_line(m, buf, sizeof buf)[0])
+        printf("%s\n", buf);
+    if (m->families.count)
+        printf("%zu famil%s of failures (one per bug): the report's families table names them\n",
+               m->families.count, m->families.count == 1 ? "y" : "ies");
+    /* The same selection in the commands shown ("" for the default database, latest run). */
+    char sel[1400] = "";
+    if (strcmp(a->db, "dmlcheck.sqlite")) {
+        replay_append_arg(sel, sizeof sel, "--db");
+        replay_append_arg(sel, sizeof sel, a->db);
+    }
+    if (a->run_id) {
+        char id[32];
+        snprintf(id, sizeof id, "%" PRId64, a->run_id);
+        replay_append_arg(sel, sizeof sel, "--run");
+        replay_append_arg(sel, sizeof sel, id);
+    } else if (a->all_runs) {
+        replay_append_arg(sel, sizeof sel, "--all");
+    }
+    printf("\nThe whole report is long; standard output is a terminal, so write it to a file:\n"
+           "  dmlcheck report%s -o report.html     (or report.md; report.xml for JUnit)\n"
+           "  dmlcheck report%s --summary -o summary.md     (a pull-request comment)\n"
+           "or read it in a pager: dmlcheck report%s | less\n", sel, sel, sel);
+}
+
 static bool write_report(const report_model *m, const report_args *a, dmlc_error *err)
 {
+    /* DMLCHECK_REPORT_TTY=1 stands for a terminal in tests (a pipe is never one). */
+    const char *tty = getenv("DMLCHECK_REPORT_TTY");
+    if (!a->output && (tty ? !strcmp(tty, "1") : isatty(STDOUT_FILENO))) {
+        write_terminal_summary(m, a);
+        return true;
+    }
     if (!a->output)
         return render(m, a, stdout, err);
     FILE *f = fopen(a->output, "w");

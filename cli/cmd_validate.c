@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "usage: dmlcheck validate [--feature-level L] FILE...\n\n"
             "Checks each case file against DirectML's rules for its operator.  The level is\n"
             "--feature-level when given (e.g. 4_1, 4.1 or DML_FEATURE_LEVEL_4_1), else the file's\n"
-            "\"feature_level\", else the lowest level dmlcheck tests (2_1, 3_0, 4_1, 5_0) at which\n"
+            "\"feature_level\", else the lowest level dmlcheck tests (2_0, 2_1, 3_0, 4_1, 5_0) at which\n"
             "the case is valid; a later level behaves as its highest known predecessor.\n\n"
             "options:\n"
             "  --feature-level L  validate at level L\n"

@@ -77,6 +77,12 @@ static bool with_stored_options(const runner_options *o, const char *stored, run
         dmlc_error err;
         option_key(p, key, sizeof key);
         option_value(stored, key, value, sizeof value);
+        /* A run from before untested levels were refused may have stored one (3_1). */
+        if (!strcmp(key, "feature-level") && strcmp(value, "any")) {
+            if (!fl_from_name(value, &out->gen.feature_level) || !fl_effective(out->gen.feature_level))
+                return false;
+            continue;
+        }
         if (strcmp(value, "any") && !runner_parse_common(out, key, value, &err))
             return false;
     }

@@ -120,6 +120,15 @@ bool runner_parse_common(runner_options *o, const char *name, const char *value,
         if (!fl_from_name(value, &o->gen.feature_level) || !fl_effective(o->gen.feature_level))
             return err_set(err, "unknown feature level '%s' (tested: %s)", value,
                            tested_levels(levels, sizeof levels));
+        /* A level between or above the tested ones would run at that level and be judged and
+         * printed as its predecessor's: say so and let the user name the tested one. */
+        if (fl_effective(o->gen.feature_level) != o->gen.feature_level)
+            return err_set(err, "feature level %s is not one dmlcheck tests (tested: %s); its "
+                           "rules are those of %s, the highest tested level below it: use "
+                           "--feature-level %s", fl_name(o->gen.feature_level),
+                           tested_levels(levels, sizeof levels),
+                           fl_name(fl_effective(o->gen.feature_level)),
+                           fl_name(fl_effective(o->gen.feature_level)));
         return true;
     }
     if (!strcmp(name, "ops"))

@@ -18,7 +18,7 @@
 
 /* Tensor layout kinds, in the order reports list them. */
 #define GEN_LAYOUTS(X) X(packed) X(padded) X(permuted) X(broadcast) X(oversized)
-/* Value distributions (see README "Generator"), in the order reports list them. */
+/* Value distributions (see docs/USAGE.md "Differential runs"), in the order reports list them. */
 #define GEN_DISTRIBUTIONS(X)                                                              \
     X(uniform) X(ties) X(all_equal) X(extreme_at_both_ends) X(signed_zero) X(inf)         \
     X(nan_some) X(nan_all) X(denormal) X(int_extremes) X(padding_window)                 \

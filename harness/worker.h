@@ -88,7 +88,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
 #define WORKER_CASE_US_PER_ELEMENT 10
 /* The time limit for case c: case_timeout_ms (--case-timeout) plus WORKER_CASE_US_PER_ELEMENT
  * for each input element, so --case-timeout is the floor and a case of 2^20 elements gets
- * 10.5 s more (README "Time limits").  Never more than UINT32_MAX ms. */
+ * 10.5 s more (docs/USAGE.md "Time limits").  Never more than UINT32_MAX ms. */
 unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c);
 /* Kills the worker at once (the caller stopped while the worker was busy): no answer in
  * flight arrives, worker_interrupted is true, and worker_restart starts it again. */

@@ -22,18 +22,37 @@ static const char svg_ellipsis[] = "\xe2\x80\xa6", text_ellipsis[] = "...";
 typedef struct layout {
     unsigned panels, rows, cols;
     int top, width, height;
+    int cell_w, font; /* a cell's width and its value's font size: wide enough for the longest */
 } layout;
+
+/* The longest value drawn (a 64-bit integer has up to 20 characters): every value is shown
+ * whole, so a cell or a text column grows to hold it rather than cut it. */
+static unsigned longest_value(const failure_drawing *d)
+{
+    unsigned longest = 0;
+    for (unsigned i = 0; i < d->count; i++)
+        if (!d->cells[i].elided && !d->cells[i].padding && strlen(d->cells[i].value) > longest)
+            longest = (unsigned)strlen(d->cells[i].value);
+    return longest;
+}
 
 static layout layout_of(const failure_drawing *d)
 {
-    layout l = { 1, 1, d->slots[d->rank - 1], TOP_H, 0, 0 };
+    layout l = { 1, 1, d->slots[d->rank - 1], TOP_H, 0, 0, CELL_W, 11 };
+    unsigned longest = longest_value(d);
+    if (longest > 7) {
+        /* 9 px digits are at most 5.5 px wide in the sans-serif fonts the page names. */
+        l.font = 9;
+        if ((int)longest * 6 + 10 > l.cell_w)
+            l.cell_w = (int)longest * 6 + 10;
+    }
     if (d->rank >= 2)
         l.rows = d->slots[d->rank - 2];
     if (d->rank == 3) {
         l.panels = d->slots[0];
         l.top += PANEL_TITLE_H;
     }
-    l.width = LABEL_W + (int)(l.panels * l.cols) * CELL_W + (int)(l.panels - 1) * PANEL_GAP + 4;
+    l.width = LABEL_W + (int)(l.panels * l.cols) * l.cell_w + (int)(l.panels - 1) * PANEL_GAP + 4;
     if (l.width < LEGEND_W)
         l.width = LEGEND_W;
     l.height = l.top + (int)l.rows * CELL_H + 8 + LEGEND_H;
@@ -54,7 +73,7 @@ static void svg_labels(const failure_drawing *d, const layout *l, FILE *out)
 {
     char text[24];
     for (unsigned p = 0; p < l->panels; p++) {
-        int x0 = LABEL_W + (int)(p * (l->cols * CELL_W + PANEL_GAP));
+        int x0 = LABEL_W + (int)p * ((int)l->cols * l->cell_w + PANEL_GAP);
         if (d->rank == 3) {
             label_text(d, 0, p, svg_ellipsis, text, sizeof text);
             fprintf(out, "<text x=\"%d\" y=\"12\" font-weight=\"600\">depth %s</text>\n", x0, text);
@@ -62,7 +81,7 @@ static void svg_labels(const failure_drawing *d, const layout *l, FILE *out)
         for (unsigned col = 0; col < l->cols; col++) {
             label_text(d, d->rank - 1, col, svg_ellipsis, text, sizeof text);
             fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>\n",
-                    x0 + (int)col * CELL_W + CELL_W / 2, l->top - 5, text);
+                    x0 + (int)col * l->cell_w + l->cell_w / 2, l->top - 5, text);
         }
     }
     for (unsigned row = 0; d->rank >= 2 && row < l->rows; row++) {
@@ -72,32 +91,34 @@ static void svg_labels(const failure_drawing *d, const layout *l, FILE *out)
     }
 }
 
-static void svg_cell(const drawing_cell *c, int x, int y, const char *hatch, FILE *out)
+static void svg_cell(const drawing_cell *c, const layout *l, int x, int y, const char *hatch,
+                     FILE *out)
 {
+    const int cell_w = l->cell_w;
     if (c->elided) {
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#57606a\">"
-                     "\xe2\x80\xa6</text>\n", x + CELL_W / 2, y + 19);
+                     "\xe2\x80\xa6</text>\n", x + cell_w / 2, y + 19);
         return;
     }
     fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"%s\" "
-                 "stroke-width=\"%s\"/>\n", x + 1, y + 1, CELL_W - 2, CELL_H - 2,
+                 "stroke-width=\"%s\"/>\n", x + 1, y + 1, cell_w - 2, CELL_H - 2,
             c->padding ? hatch : c->decides ? "#ffffff" : "#f6f8fa",
             c->decides ? "#1f2328" : "#afb8c1", c->decides ? "2" : "1");
     if (!c->padding)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"%d\" fill=\"%s\">"
-                     "%s</text>\n", x + CELL_W / 2, y + 19, strlen(c->value) > 7 ? 9 : 11,
+                     "%s</text>\n", x + cell_w / 2, y + 19, l->font,
                 c->decides ? "#1f2328" : "#8c959f", c->value);
     /* Expected: a solid green ring; returned: a dashed red one, inside it when both. */
     if (c->marks & DRAWING_EXPECTED)
         fprintf(out, "<rect class=\"mark expected\" data-input=\"%" PRIu64 "\" x=\"%d\" y=\"%d\" "
                      "width=\"%d\" height=\"%d\" rx=\"7\" fill=\"none\" stroke=\"#1a7f37\" "
-                     "stroke-width=\"3\"/>\n", c->logical, x + 3, y + 3, CELL_W - 6, CELL_H - 6);
+                     "stroke-width=\"3\"/>\n", c->logical, x + 3, y + 3, cell_w - 6, CELL_H - 6);
     if (c->marks & DRAWING_RETURNED) {
         int inset = c->marks & DRAWING_EXPECTED ? 7 : 3;
         fprintf(out, "<rect class=\"mark returned\" data-input=\"%" PRIu64 "\" x=\"%d\" y=\"%d\" "
                      "width=\"%d\" height=\"%d\" rx=\"6\" fill=\"none\" stroke=\"#cf222e\" "
                      "stroke-width=\"2.5\" stroke-dasharray=\"4 2\"/>\n", c->logical, x + inset,
-                y + inset, CELL_W - 2 * inset, CELL_H - 2 * inset);
+                y + inset, cell_w - 2 * inset, CELL_H - 2 * inset);
     }
 }
 
@@ -148,25 +169,25 @@ void report_drawing_svg(const failure_drawing *d, const char *id, FILE *out)
         const drawing_cell *c = &d->cells[i];
         unsigned panel = d->rank == 3 ? c->slot[0] : 0;
         unsigned row = d->rank >= 2 ? c->slot[d->rank - 2] : 0, col = c->slot[d->rank - 1];
-        int x = LABEL_W + (int)(panel * (l.cols * CELL_W + PANEL_GAP) + col * CELL_W);
-        svg_cell(c, x, l.top + (int)row * CELL_H, hatch, out);
+        int x = LABEL_W + (int)panel * ((int)l.cols * l.cell_w + PANEL_GAP) + (int)col * l.cell_w;
+        svg_cell(c, &l, x, l.top + (int)row * CELL_H, hatch, out);
     }
     svg_legend(d, l.height - LEGEND_H + 6, hatch, out);
     fprintf(out, "</svg>\n");
 }
 
-/* One cell as text, 9 wide: "(3)" expected, "<3>" returned, "{3}" both, "[3]" window,
- * "  3 " around it, "///" padding. */
-static void text_cell(const drawing_cell *c, FILE *out)
+/* One cell as text, width + 2 wide: "(3)" expected, "<3>" returned, "{3}" both, "[3]" window,
+ * "  3 " around it, "///" padding.  The value is whole: width holds the longest. */
+static void text_cell(const drawing_cell *c, int width, FILE *out)
 {
-    char v[16];
+    char v[sizeof c->value];
     const char *open = " ", *close = " ";
     if (c->elided)
         snprintf(v, sizeof v, "...");
     else if (c->padding)
         snprintf(v, sizeof v, "///");
     else
-        snprintf(v, sizeof v, "%.7s", c->value);
+        snprintf(v, sizeof v, "%s", c->value);
     if (c->marks == (DRAWING_EXPECTED | DRAWING_RETURNED))
         open = "{", close = "}";
     else if (c->marks & DRAWING_EXPECTED)
@@ -175,7 +196,7 @@ static void text_cell(const drawing_cell *c, FILE *out)
         open = "<", close = ">";
     else if (c->decides && !c->elided)
         open = "[", close = "]";
-    fprintf(out, "%s%7s%s", open, v, close);
+    fprintf(out, "%s%*s%s", open, width, v, close);
 }
 
 void report_drawing_text(const failure_drawing *d, FILE *out)
@@ -183,6 +204,7 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
     unsigned panels = d->rank == 3 ? d->slots[0] : 1;
     unsigned rows = d->rank >= 2 ? d->slots[d->rank - 2] : 1, cols = d->slots[d->rank - 1];
     char label[24];
+    int width = (int)longest_value(d) > 7 ? (int)longest_value(d) : 7;
     for (unsigned p = 0; p < panels; p++) {
         if (d->rank == 3) {
             label_text(d, 0, p, text_ellipsis, label, sizeof label);
@@ -191,7 +213,7 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
         fprintf(out, "%6s", "");
         for (unsigned col = 0; col < cols; col++) {
             label_text(d, d->rank - 1, col, text_ellipsis, label, sizeof label);
-            fprintf(out, " %7s%s", label, col + 1 < cols ? " " : "");
+            fprintf(out, " %*s%s", width, label, col + 1 < cols ? " " : "");
         }
         fprintf(out, "\n");
         for (unsigned row = 0; row < rows; row++) {
@@ -207,9 +229,9 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
                 slot[k] = col;
                 const drawing_cell *c = drawing_cell_at(d, slot);
                 if (c)
-                    text_cell(c, out);
+                    text_cell(c, width, out);
                 else
-                    fprintf(out, "%9s", "");
+                    fprintf(out, "%*s", width + 2, "");
             }
             fprintf(out, "\n");
         }

@@ -5,7 +5,7 @@
  * are shards of one run (`run --shard K/N`: the same seed, options but the shard, backend,
  * device, build and generator) become ONE run row, so a report treats them as the run they
  * split; every other run stays a run of its own.  The rules, field by field, are in
- * merge.c's header and README "Sharded runs".
+ * merge.c's header and docs/USAGE.md "Sharded runs".
  */
 #ifndef DMLCHECK_MERGE_H
 #define DMLCHECK_MERGE_H

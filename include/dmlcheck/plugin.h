@@ -23,6 +23,29 @@
  * outputs are pre-filled with a canary and sit between guard bands; the input must not
  * change.  Write every logical output element; leave every other byte alone.
  *
+ * Threads: dmlcheck makes one call at a time, from one thread of its worker process.  You may
+ * start threads of your own (in open, say); a case's work must be done when execute returns,
+ * and nothing may touch its buffers after.  After a crash or hang the worker, your threads
+ * with it, is killed and a new one calls open again.
+ *
+ * What to compute (docs/PLUGIN.md "What your operator must get right"; the why in
+ * docs/SEMANTICS.md, D1-D9):
+ *   - Feature levels tested: 2_0, 2_1, 3_0, 4_1, 5_0.  MAX_POOLING1 from 2_0, MAX_POOLING2
+ *     from 2_1, ARGMIN/ARGMAX from 3_0; the types allowed grow with the level.
+ *   - ARGMIN/ARGMAX: OutputTensor is INT32, INT64, UINT32 or UINT64, each holding the same
+ *     index: the row-major position inside the reduced sub-tensor, the reduced axes taken in
+ *     ascending order whatever the order of Axes (D2).  Ties: INCREASING returns the first
+ *     extreme, DECREASING the last (D3).
+ *   - MAX_POOLING1/2: the value is the exact bits of the first maximum of a row-major scan of
+ *     the window; OutputIndicesTensor (UINT32, UINT64 from 5_0) holds its flat logical
+ *     row-major index over the whole input, N and C included, from Sizes alone (strides never
+ *     change an index, D1).  Padding never wins (it is no zero, D7).  A window wholly in
+ *     padding has no candidate: whatever you write there is unspecified, not failed (the
+ *     reference writes the type's lowest value and an all-ones index), but write it.
+ *   - Strides never change a value or an index (D1); NaN behaviour is unspecified (D4);
+ *     -infinity is an ordinary value (D5); fp32 denormals are exact unless you claim
+ *     DMLCHECK_CAP_FLUSHES_DENORMALS (D6).
+ *
  * Growth: a struct this header defines starts with its struct_size as the side that filled
  * it knew it; fields are only ever appended, so either side reads what both know.  The ABI
  * version changes only when a call's meaning changes.  Messages are UTF-8, NUL-terminated,
@@ -128,7 +151,12 @@ typedef struct dmlcheck_info {
     char fp_config[128];  /* floating-point facts: "denorm,inf_nan,round_to_nearest" */
 } dmlcheck_info;
 
-/* One execution's buffers. */
+/* One execution's buffers, yours from execute's call until it returns.  Each output starts
+ * filled with the canary byte 0xA5 (not zeros) between guard bands: you may read an output,
+ * but it holds the canary, so never accumulate into it; an element left unwritten keeps 0xA5
+ * and fails; a byte written before or after the buffer is out_of_bounds_write.  Read only the
+ * input's logical elements (the bytes between them are decoys) and never write it
+ * (input_modified). */
 typedef struct dmlcheck_buffers {
     uint32_t struct_size;     /* sizeof(dmlcheck_buffers) as dmlcheck filled it */
     uint32_t hints;           /* DMLCHECK_HINT_*: may be ignored */

@@ -31,7 +31,7 @@ for layer in $layers; do
       for l in $layers; do
         [ -n "$(find "$src/$l" -path "*/$inc" -print -quit)" ] && found=$l && break
       done
-      case $inc in cl_sources.h|git_revision.h) continue ;; esac   # generated in the build tree
+      case $inc in cl_sources.h|git_revision.h|dmlcheck_paths.h) continue ;; esac   # generated in the build tree
       if [ -z "$found" ]; then bad="$bad ${f#$src/}:$inc(unresolved)"
       elif [ "$(rank "$found")" -gt "$r" ]; then bad="$bad ${f#$src/}:$inc(up:$found)"
       fi

@@ -28,7 +28,7 @@ for bug in index16 last_chunk; do
     check "small_tiers_alone_miss_bug_${bug}" eval 'rc_is 0 && [ "$(judged_failures)" = 0 ]'
 done
 # The deepest tier stays within 4,096 elements; generator version 2 (no tiers) missed this
-# bug in 6 of 6 seeds (README "Size tiers").
+# bug in 6 of 6 seeds (docs/USAGE.md "Size tiers").
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example,bug=rank8" --types FLOAT32 --cases 10000 --seed 1 \
     --shrink-budget 0 --db "$tmp/db.sqlite"

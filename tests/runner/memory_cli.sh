@@ -2,7 +2,7 @@
 # memory_cli.sh: an allocation that fails (here under `ulimit -v`) ends `run` with exit 2 and
 # a message naming the case and what could not be allocated, with the run stored as 'error'
 # and every case checked before it kept; `exec` names what and how big and goes on to the
-# next file.  README "Memory per case".
+# next file.  docs/USAGE.md "Memory per case".
 #   - run --seed 1 --cases 11499: case g3:1:11498 is the first of the huge size tier (1.4e6
 #     elements of MAX_POOLING2, whose reference asks for 11 MB of scratch); 40 MB of address
 #     space fits every case before it and not that one;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # until_verdict.sh: `run` without --cases or --time goes on after its 10,000 cases until every
 # feature level has a verdict (each required cell --min-cases judged cases, at the run's rate),
-# within --max-cases; --cases N alone runs exactly N and says what is missing (README "Run").
+# within --max-cases; --cases N alone runs exactly N and says what is missing (docs/USAGE.md "A default run reaches a verdict").
 # Usage: until_verdict.sh DMLCHECK SQLITE3_OR_EMPTY.  Prints TAP.
 set -u
 dmlcheck=$1 sqlite=$2
