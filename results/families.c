@@ -145,8 +145,11 @@ static void append_need(family *f, const char *text)
 /* "only LABEL VALUE" when the family's failures all share one value of a text dimension. */
 /* Values of one dimension a family's failures need: the one value, or a set of up to
  * NEED_SET_MAX ("only axes several_shuffled or all_shuffled"), when the operators' judged
- * cases of every other value (at least FAMILY_CONTRAST of them) all passed. */
+ * cases of every other value (at least FAMILY_CONTRAST of them) all passed.  A set is named
+ * only for a family of NEED_SET_MIN_CASES or more whose every value in it failed
+ * FAMILY_MIN_CASES times: a few cases spread over two values of five say nothing. */
 #define NEED_SET_MAX 3
+#define NEED_SET_MIN_CASES 30
 static bool text_need(const reader *rd, family *f, size_t d)
 {
     char sql[1400], need[160], values[NEED_SET_MAX * 40] = "";
@@ -156,10 +159,12 @@ static bool text_need(const reader *rd, family *f, size_t d)
     if (!s)
         return false;
     unsigned hit_values = 0;
-    uint64_t contrast = 0;
+    uint64_t contrast = 0, fewest_hits = UINT64_MAX;
     bool failed = false;
     while (step(rd, s, &failed)) {
-        if (sqlite3_column_int64(s, 1) > 0) {
+        uint64_t hits = (uint64_t)sqlite3_column_int64(s, 1);
+        if (hits > 0) {
+            fewest_hits = hits < fewest_hits ? hits : fewest_hits;
             if (hit_values++ < NEED_SET_MAX)
                 snprintf(values + strlen(values), sizeof values - strlen(values), "%s%.38s",
                          hit_values > 1 ? " or " : "", text_at(s, 0));
@@ -168,7 +173,9 @@ static bool text_need(const reader *rd, family *f, size_t d)
         }
     }
     sqlite3_finalize(s);
-    if (!failed && hit_values >= 1 && hit_values <= NEED_SET_MAX && contrast >= FAMILY_CONTRAST) {
+    bool telling_set = hit_values <= NEED_SET_MAX && f->cases >= NEED_SET_MIN_CASES
+                       && fewest_hits >= FAMILY_MIN_CASES;
+    if (!failed && (hit_values == 1 || telling_set) && contrast >= FAMILY_CONTRAST) {
         snprintf(need, sizeof need, "only %s %s", dimensions[d].label, values);
         append_need(f, need);
     }
