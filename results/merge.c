@@ -197,6 +197,7 @@ typedef struct merger {
     sqlite3_stmt *stmt[M_COUNT];
     const char *input;  /* the input being merged, for messages */
     size_t runs_read;
+    int64_t last_run;   /* the output's id of the last run copied or joined */
     dmlc_error *err;
 } merger;
 
@@ -316,8 +317,8 @@ static bool merge_runs(merger *m)
         }
         if (found == SQLITE_ROW) {
             char *dst_indices = strdup((const char *)sqlite3_column_text(find, 1));
-            ok = dst_indices ? join_shards(m, src_id, src_indices, sqlite3_column_int64(find, 0),
-                                           dst_indices)
+            m->last_run = sqlite3_column_int64(find, 0);
+            ok = dst_indices ? join_shards(m, src_id, src_indices, m->last_run, dst_indices)
                              : err_set(m->err, "out of memory");
             free(dst_indices);
         } else if (found != SQLITE_DONE) {
@@ -327,7 +328,8 @@ static bool merge_runs(merger *m)
             if (copy)
                 sqlite3_bind_int64(copy, 1, src_id);
             ok = done(m, copy, "copying a run")
-                && with_ids(m, M_RUN_MAP, src_id, sqlite3_last_insert_rowid(m->db), "mapping a run");
+                && with_ids(m, M_RUN_MAP, src_id, m->last_run = sqlite3_last_insert_rowid(m->db),
+                            "mapping a run");
         }
         free(src_indices);
     }
@@ -351,7 +353,8 @@ static void bind_combined(sqlite3_stmt *update, sqlite3_stmt *have, sqlite3_stmt
     sqlite3_bind_int64(update, COUNT + 1, sqlite3_column_int64(have, COUNT + 1)
                                           + sqlite3_column_int64(add, COUNT));
     bool add_first = strcmp(text_of(add, FIRST_AT), text_of(have, FIRST_AT + 1)) < 0;
-    bool add_last = strcmp(text_of(add, LAST_AT), text_of(have, LAST_AT + 1)) > 0;
+    /* A tie (one second) goes to the later input: merge_append's input is the newer run. */
+    bool add_last = strcmp(text_of(add, LAST_AT), text_of(have, LAST_AT + 1)) >= 0;
     bool add_rep = store_representative_better(text_of(add, REP),
                                                (uint64_t)sqlite3_column_int64(add, REP_ELEMENTS),
                                                text_of(have, REP + 1),
@@ -580,5 +583,23 @@ bool merge_databases(const char *const *inputs, size_t count, const char *out_pa
     }
     if (!ok)
         store_remove_files(temp);
+    return ok;
+}
+
+bool merge_append(const char *input, const char *out_path, merge_summary *summary,
+                  dmlc_error *err)
+{
+    memset(summary, 0, sizeof *summary);
+    store *out = store_open(out_path, err);
+    merger m = { .db = out ? store_connection(out) : NULL, .err = err };
+    /* No temporary output: the input goes in as one transaction (merge_one), so a reader of
+     * out_path sees all of it or none; out_path's own rows are never rewritten but for the
+     * signatures' order (M_RENUMBER). */
+    bool ok = out && merge_into(&m, &input, 1, out_path, NULL, summary);
+    for (int q = 0; q < M_COUNT; q++)
+        sqlite3_finalize(m.stmt[q]);
+    store_close(out);
+    summary->runs_read = m.runs_read;
+    summary->last_run = m.last_run;
     return ok;
 }
