@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "merge.h"
 
@@ -13,7 +14,8 @@ int cmd_merge(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: dmlcheck merge DB.sqlite... -o OUT.sqlite [--force]\n\n"
+        "usage: dmlcheck merge DB.sqlite... -o OUT.sqlite [--force] [--allow-mixed]\n"
+        "                      [--expect-shards N]\n\n"
         "Combines results databases into a new one: the shards of one run (`dmlcheck run\n"
         "--shard K/N` with the same seed and options) become one run, which `dmlcheck report`\n"
         "reports as it would report the unsharded run; every other run stays a run of its own.\n"
@@ -21,19 +23,29 @@ static void usage(FILE *f)
         "case ids gN:SEED:INDEX and replay commands are unchanged.  An input of an older\n"
         "schema version is read through a migrated copy; no input is changed.\n\n"
         "  -o, --output FILE   the merged database; must not exist (or be empty)\n"
-        "  --force             replace FILE if it exists\n\n"
+        "  --force             replace FILE if it exists\n"
+        "  --allow-mixed       keep shards of different runs (another seed, build, option,\n"
+        "                      backend, device or shard count) as runs of their own; without\n"
+        "                      it a merge whose shards do not all form complete runs, and\n"
+        "                      hold more than one run, is refused naming what differs\n"
+        "  --expect-shards N   refuse unless the output is one finished run of shards 0..N-1\n"
+        "                      (for automation: every shard came back, none twice or stale)\n\n"
         "OUT is written to a temporary file beside it and renamed when complete: after an error\n"
         "it is as it was.  Exit status: 0 merged, 2 usage error or an input that cannot be\n"
-        "merged (missing, damaged, not a dmlcheck database, of a newer schema version, or a\n"
-        "shard given twice).\n");
+        "merged (missing, damaged, not a dmlcheck database, of a newer schema version, a shard\n"
+        "given twice, shards of different runs, or not the set --expect-shards names).\n");
 }
 
 int cmd_merge(int argc, char **argv)
 {
     static const struct option options[] = {
         { "output", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
+        { "allow-mixed", no_argument, NULL, 'm' },  { "expect-shards", required_argument, NULL, 'e' },
         { "help", no_argument, NULL, 'h' },         { 0, 0, 0, 0 },
     };
+    merge_rules rules = { 0 };
+    char *end;
+    unsigned long n;
     const char *out = NULL;
     bool force = false;
     int c;
@@ -42,6 +54,15 @@ int cmd_merge(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': force = true; break;
+        case 'm': rules.allow_mixed = true; break;
+        case 'e':
+            n = strtoul(optarg, &end, 10);
+            if (*optarg < '1' || *optarg > '9' || *end || n > 1000000) {
+                fprintf(stderr, "dmlcheck merge: bad value '%s' for --expect-shards\n", optarg);
+                return 2;
+            }
+            rules.expect_shards = (unsigned)n;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -53,8 +74,8 @@ int cmd_merge(int argc, char **argv)
     }
     merge_summary sum;
     dmlc_error err;
-    if (!merge_databases((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
-                         stderr, &sum, &err)) {
+    if (!merge_databases_checked((const char *const *)argv + optind, (size_t)(argc - optind), out,
+                                 force, &rules, stderr, &sum, &err)) {
         fprintf(stderr, "dmlcheck merge: %s\n", err.msg);
         return 2;
     }

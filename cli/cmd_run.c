@@ -137,12 +137,11 @@ static void print_outlook(const runner_options *o, int64_t run_id, unsigned min_
  * largest count its cells need at the run's rate (at least a tenth more, so that an estimate
  * a little short still makes progress), up to max_cases. */
 typedef struct go_on_rule {
-    const char *db;
     unsigned min_cases;
     uint64_t max_cases;
 } go_on_rule;
 
-static uint64_t cases_for_a_verdict(void *ctx, int64_t run_id, uint64_t done)
+static uint64_t cases_for_a_verdict(void *ctx, const char *db, int64_t run_id, uint64_t done)
 {
     const go_on_rule *rule = ctx;
     report_model m;
@@ -151,7 +150,7 @@ static uint64_t cases_for_a_verdict(void *ctx, int64_t run_id, uint64_t done)
     size_t short_cells = 0, level_count = 0;
     if (done >= rule->max_cases)
         return 0;
-    if (!load_verdicts(&m, rule->db, run_id, rule->min_cases)) {
+    if (!load_verdicts(&m, db, run_id, rule->min_cases)) {
         report_model_free(&m);
         return 0;
     }
@@ -198,7 +197,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: dmlcheck run [--backend NAME] [--device SEL] [--feature-level L] [--ops LIST]\n"
         "                    [--types LIST] [--cases N | --time SECONDS] [--seed S] [--db FILE]\n"
-        "                    [--shard K/N]\n"
+        "                    [--shard K/N | --jobs N]\n"
         "                    [--strict] [--max-elements N] [--reject-rate R] [--inputs-per-desc K]\n"
         "                    [--nan-policy ignore|propagate]\n"
         "                    [--dry-run] [--case-timeout MS] [--batch N] [--shrink-budget N]\n"
@@ -229,6 +228,10 @@ static void usage(FILE *f)
         "                        replay lines are the whole run's; `dmlcheck merge` combines\n"
         "                        the shards' databases into one run (give every shard the\n"
         "                        same --seed and options)\n"
+        "  --jobs N              run as N shard processes at once (default 1; 0: one per\n"
+        "                        online CPU), merged into --db as one run when they end:\n"
+        "                        the same rows, verdicts, signatures and families as one\n"
+        "                        process; their databases wait in a folder beside --db\n"
         "  --strict              judge the nan, denormal and padding_window classes too\n"
         "  --max-elements N      input element budget per case, every size tier included\n"
         "                        (default 3145728; 4096 keeps every case in the small tiers)\n"
@@ -297,6 +300,24 @@ static uint64_t seed_from_clock(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* --jobs 0 is one per online CPU; more shards than cases would leave some without one.
+ * False (said) when --jobs meets --shard. */
+static bool resolve_jobs(const runner_options *o, uint64_t *jobs)
+{
+    if (*jobs == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        *jobs = cpus > 0 ? (uint64_t)cpus : 1;
+    }
+    if (o->cases && *jobs > o->cases)
+        *jobs = o->cases;
+    if (*jobs > 1 && o->shard_count) {
+        fprintf(stderr, "dmlcheck run: --jobs shards the run itself; with --shard K/N, start "
+                "one process per shard (deploy/slurm/ does)\n");
+        return false;
+    }
+    return true;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -312,7 +333,7 @@ int cmd_run(int argc, char **argv)
         { "shrink-time", required_argument, NULL, 'W' }, { "reference-timeout", required_argument, NULL, 0 },
         { "until-verdict", no_argument, NULL, 'U' }, { "min-cases", required_argument, NULL, 'm' },
         { "max-cases", required_argument, NULL, 'M' }, { "no-diagnose", no_argument, NULL, 'G' },
-        { "shard", required_argument, NULL, 'K' },
+        { "shard", required_argument, NULL, 'K' },  { "jobs", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },          { 0, 0, 0, 0 },
     };
     runner_options o;
@@ -321,7 +342,7 @@ int cmd_run(int argc, char **argv)
     o.db_path = "dmlcheck.sqlite";
     bool seed_given = false, until_verdict = false;
     go_on_rule rule = { .min_cases = REPORT_DEFAULT_MIN_CASES, .max_cases = 100000 };
-    uint64_t v = 0;
+    uint64_t v = 0, jobs = 1;
     dmlc_error err;
     int index, c;
     optind = 1;
@@ -343,6 +364,7 @@ int cmd_run(int argc, char **argv)
         case 'm': ok = parse_count(optarg, &v) && v > 0 && v <= 1000000; rule.min_cases = (unsigned)v; break;
         case 'M': ok = parse_count(optarg, &rule.max_cases) && rule.max_cases > 0; break;
         case 'K': ok = runner_parse_shard(&o, optarg, &err); break;
+        case 'j': ok = parse_count(optarg, &jobs) && jobs <= 1024; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -371,6 +393,8 @@ int cmd_run(int argc, char **argv)
         o.cases = 10000;
         until_verdict = !o.shard_count; /* a shard's cells hold 1/N of the run's: merge judges */
     }
+    if (!resolve_jobs(&o, &jobs))
+        return 2;
     if (until_verdict && o.shard_count) {
         fprintf(stderr, "dmlcheck run: --until-verdict judges one database; shards run exactly "
                 "--cases: merge them (dmlcheck merge), report, and run more shards if it says so\n");
@@ -384,7 +408,6 @@ int cmd_run(int argc, char **argv)
     }
     char rule_text[128];
     if (until_verdict && !o.dry_run) {
-        rule.db = o.db_path;
         snprintf(rule_text, sizeof rule_text, "until every required cell has %u judged cases, "
                  "at most %" PRIu64 " cases", rule.min_cases, rule.max_cases);
         o.more_cases = cases_for_a_verdict;
@@ -406,7 +429,8 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     runner_report report;
-    int code = runner_run(&o, &report, &err);
+    int code = jobs > 1 && !o.dry_run ? runner_run_jobs(&o, (unsigned)jobs, &report, &err)
+                                      : runner_run(&o, &report, &err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (code == 2 && err.msg[0])

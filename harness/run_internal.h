@@ -1,7 +1,8 @@
 /*
  * run_internal.h: what the files of one run share (harness/runner.c and its rooms): the run's
  * state and the helpers its rooms call.  Not an interface: only runner.c, run_options.c,
- * run_record.c, run_shrink.c, run_summary.c and run_coverage.c include it.
+ * run_record.c, run_shrink.c, run_diagnose.c, run_summary.c, run_coverage.c and run_jobs*.c
+ * include it.
  *
  *   runner.c       the case loop: batches asked of the session, oracles, answers recorded
  *   run_options.c  runner_options: defaults, the replay arguments, the options JSON
@@ -10,6 +11,8 @@
  *   run_diagnose.c after shrinking: each new family's root cause, confirmed by probing
  *   run_summary.c  the progress line and the summary
  *   run_coverage.c --dry-run: the generator's coverage, no backend
+ *   run_jobs.c     --jobs N: N shard processes, one merged run, one progress line
+ *   run_jobs_after.c  --jobs N, merged: shrinking and diagnosis once, the summary
  */
 #ifndef DMLCHECK_RUN_INTERNAL_H
 #define DMLCHECK_RUN_INTERNAL_H
@@ -67,7 +70,6 @@ typedef struct runner {
     char backend_text[RUNNER_BACKEND_TEXT]; /* --backend as given: stored with the run */
     seen_signature *sigs;
     size_t sig_count, sig_cap;
-    uint64_t fl_counts[8][VERDICT_COUNT];
     uint64_t uncommitted;
     uint64_t case_target;   /* o->cases, then what o->more_cases asked for; 0: no count */
     double start, last_commit, last_progress;
@@ -109,6 +111,12 @@ void runner_free_signatures(runner *r);
 void runner_clear_progress(runner *r);
 void runner_show_progress(runner *r, bool force);
 void runner_print_summary(runner *r);
+
+/* run_jobs_after.c: --jobs, once the shards are merged into o->db_path as run rep->run_id:
+ * the new families re-checked, shrunk and diagnosed as runner_run does after its loop,
+ * then the summary (unless quiet). */
+bool runner_jobs_after(const runner_options *o, unsigned jobs, double merge_s,
+                       runner_report *rep, dmlc_error *err);
 
 /* run_coverage.c: --dry-run. */
 int runner_dry_run(const runner_options *o, dmlc_error *err);

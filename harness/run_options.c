@@ -176,6 +176,8 @@ char *runner_options_json(const runner_options *o)
     }
     if (j && !o->diagnose) /* recorded only when off: runs before diagnosis read the same */
         json_object_set_new(j, "diagnose", json_false());
+    if (j && o->jobs > 1) /* recorded only for --jobs N: a run of one process reads the same */
+        json_object_set_new(j, "jobs", json_integer((json_int_t)o->jobs));
     /* A shard names itself as `dmlcheck merge` combines shards: {"count":N,"indices":[K]}. */
     if (j && o->shard_count)
         json_object_set_new(j, "shard", json_pack("{s:I, s:[I]}", "count", (json_int_t)o->shard_count,

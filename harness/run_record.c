@@ -221,7 +221,7 @@ bool runner_record_case(runner *r, const slot_case *sc, uint64_t index, const ch
     free(first);
     r->rep->cases++;
     r->rep->by_verdict[j->verdict]++;
-    r->fl_counts[runner_fl_slot(c->feature_level)][j->verdict]++;
+    r->rep->by_level[runner_fl_slot(c->feature_level)][j->verdict]++;
     r->uncommitted++;
     return ok;
 }

@@ -32,6 +32,10 @@ void runner_show_progress(runner *r, bool force)
     if (!force && now - r->last_progress < RUNNER_PROGRESS_INTERVAL_S)
         return;
     r->last_progress = now;
+    if (r->o->on_progress) { /* a --jobs shard: its parent draws the line */
+        r->o->on_progress(r->o->on_progress_ctx, r->rep, r->sig_count);
+        return;
+    }
     double elapsed = now - r->start;
     double rate = elapsed > 0 ? (double)r->rep->cases / elapsed : 0;
     char eta[32] = "-";
@@ -128,7 +132,7 @@ void runner_print_summary(runner *r)
         fprintf(f, "cpu: dmlcheck %.1f us/case, worker %.1f us/case (backend included)\n",
                 1e6 * rep->parent_cpu_s / (double)rep->cases, 1e6 * rep->worker_cpu_s / (double)rep->cases);
     for (size_t i = 0; i < FL_TESTED_COUNT; i++) {
-        const uint64_t *n = r->fl_counts[i];
+        const uint64_t *n = rep->by_level[i];
         uint64_t total = 0;
         for (int v = 0; v < VERDICT_COUNT; v++)
             total += n[v];

@@ -181,7 +181,8 @@ static bool go_on(runner *r, slot *s, uint64_t *next_index, bool *more, dmlc_err
     if (!commit_if_due(r, true, err) || !recorder_drain(r->rec, err))
         return false;
     runner_clear_progress(r);
-    uint64_t target = r->o->more_cases(r->o->more_cases_ctx, r->rep->run_id, r->rep->cases);
+    uint64_t target = r->o->more_cases(r->o->more_cases_ctx, r->o->db_path, r->rep->run_id,
+                                      r->rep->cases);
     if (target <= r->case_target)
         return true;
     r->case_target = target;
@@ -320,7 +321,8 @@ int runner_run(const runner_options *o, runner_report *report, dmlc_error *err)
             *err = commit_err;
             ok = false;
         }
-        ok = ok && (report->interrupted
+        /* A --jobs shard leaves this to its parent, which does it once on the merged run. */
+        ok = ok && (report->interrupted || o->jobs > 1
                     || (runner_recheck_new_families(&r, err) && runner_shrink_new_signatures(&r, err)
                         && runner_diagnose_new_families(&r, err)));
         report->store_seconds = store_seconds(r.db);

@@ -24,6 +24,8 @@
 /* `git describe --always --dirty` at build time ("" when unknown); generated file. */
 extern const char dmlcheck_git_revision[];
 
+struct runner_report; /* below */
+
 typedef struct runner_options {
     /* The implementation under test: a registry entry, or a test's own vtable (fault
      * injection) which the worker uses exactly like a registered one. */
@@ -62,9 +64,15 @@ typedef struct runner_options {
      * all): the case count to go on to, or 0 to end.  The run keeps its seed and options, so
      * the further cases are the same run, named and replayed alike.  NULL: end at `cases`.
      * `dmlcheck run` goes on until every required cell has its judged cases. */
-    uint64_t (*more_cases)(void *ctx, int64_t run_id, uint64_t cases_done);
+    uint64_t (*more_cases)(void *ctx, const char *db, int64_t run_id, uint64_t cases_done);
     void *more_cases_ctx;
     const char *more_cases_rule; /* what more_cases asks, for the run's options JSON ("go_on") */
+    /* With progress set: called where the progress line would be drawn, instead of drawing
+     * it (a --jobs shard tells its parent, which draws one line for the whole run). */
+    void (*on_progress)(void *ctx, const struct runner_report *rep, uint64_t signatures);
+    void *on_progress_ctx;
+    /* Recorded in the run's options as "jobs" (run_jobs.c: the merged run of N shards). */
+    unsigned jobs;
 } runner_options;
 
 /* Defaults for everything but backend, seed and db_path. */
@@ -74,6 +82,7 @@ typedef struct runner_report {
     int64_t run_id;
     uint64_t cases;                         /* cases recorded */
     uint64_t by_verdict[5];                 /* classify.h verdict order */
+    uint64_t by_level[8][5];                /* per tested level (runner_fl_slot), by verdict */
     unsigned signatures, new_signatures;    /* distinct signatures seen in this run */
     double seconds;                         /* wall time of the case loop */
     double store_seconds;                   /* inside SQLite, on the writer thread (overlaps) */
@@ -89,6 +98,14 @@ typedef struct runner_report {
  * setup error (message in err, already printed nowhere), RUNNER_EXIT_INTERRUPTED when the
  * stop flag ended the run (what was recorded is committed, the run marked interrupted). */
 int runner_run(const runner_options *o, runner_report *report, dmlc_error *err);
+
+/* `run --jobs N` (run_jobs.c): the run as N shard processes (--shard K/N each, as
+ * runner_run), writing databases in a private folder beside o->db_path, merged into
+ * o->db_path as one run (options say "jobs": N, no shard) when they end.  One progress line
+ * and one summary; a stop (o->stop) reaches every shard; a shard's error ends the others
+ * and is returned in err.  Exit codes as runner_run's.  jobs >= 2; o has no shard. */
+int runner_run_jobs(const runner_options *o, unsigned jobs, runner_report *report,
+                    dmlc_error *err);
 
 /* The options that make `dmlcheck replay/export SEED:INDEX` regenerate and judge a case
  * exactly as the run did ("--backend opencl --max-elements 4096 ..."), into buf; NULL when

@@ -55,6 +55,7 @@ typedef enum merge_stmt {
     M_RUN_COPY,
     M_RUN_JOIN,
     M_RUN_MAP,
+    M_RUN_ORIGIN,
     M_CASE_OFFSET,
     M_CASES_COPY,
     M_RESULTS_COPY,
@@ -84,7 +85,8 @@ static const char *const merge_sql[M_COUNT] = {
     [M_ATTACH] = "ATTACH ?1 AS src",
     [M_DETACH] = "DETACH src",
     [M_MAPS] = "CREATE TEMP TABLE merge_device_map (src INTEGER PRIMARY KEY, dst INTEGER);"
-               "CREATE TEMP TABLE merge_run_map (src INTEGER PRIMARY KEY, dst INTEGER)",
+               "CREATE TEMP TABLE merge_run_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+               "CREATE TEMP TABLE merge_run_origin (dst INTEGER PRIMARY KEY, input TEXT)",
     [M_MAPS_CLEAR] = "DELETE FROM temp.merge_device_map; DELETE FROM temp.merge_run_map",
     [M_DEVICES_COPY] =
         "INSERT INTO main.devices (backend, platform, device, driver, c_version, fp_config,"
@@ -130,6 +132,8 @@ static const char *const merge_sql[M_COUNT] = {
         " command_line = CASE WHEN ?4 THEN s.command_line ELSE main.runs.command_line END"
         " FROM src.runs s WHERE main.runs.id = ?2 AND s.id = ?1",
     [M_RUN_MAP] = "INSERT INTO temp.merge_run_map VALUES (?1, ?2)",
+    /* The input a run was first copied from, for merge_sets.c's messages. */
+    [M_RUN_ORIGIN] = "INSERT INTO temp.merge_run_origin VALUES (?1, ?2)",
     /* What the input's case ids are shifted by: past every case written so far. */
     [M_CASE_OFFSET] =
         "SELECT (SELECT ifnull(max(id), 0) FROM main.cases) + 1 - (SELECT ifnull(min(id), 0) FROM src.cases)",
@@ -197,6 +201,8 @@ typedef struct merger {
     sqlite3_stmt *stmt[M_COUNT];
     const char *input;  /* the input being merged, for messages */
     size_t runs_read;
+    int64_t last_run;   /* the output's id of the last run copied or joined */
+    const merge_rules *rules;
     dmlc_error *err;
 } merger;
 
@@ -297,6 +303,17 @@ static bool join_shards(merger *m, int64_t src_id, const char *src_indices, int6
         && with_ids(m, M_RUN_MAP, src_id, dst_id, "mapping a run");
 }
 
+/* The input the run just copied came from (merge_sets.c names it). */
+static bool note_origin(merger *m)
+{
+    sqlite3_stmt *st = stmt(m, M_RUN_ORIGIN);
+    if (st) {
+        sqlite3_bind_int64(st, 1, m->last_run);
+        sqlite3_bind_text(st, 2, m->input, -1, SQLITE_TRANSIENT);
+    }
+    return done(m, st, "noting a run's input");
+}
+
 /* Copies or joins every run of src; fills temp.merge_run_map. */
 static bool merge_runs(merger *m)
 {
@@ -316,8 +333,8 @@ static bool merge_runs(merger *m)
         }
         if (found == SQLITE_ROW) {
             char *dst_indices = strdup((const char *)sqlite3_column_text(find, 1));
-            ok = dst_indices ? join_shards(m, src_id, src_indices, sqlite3_column_int64(find, 0),
-                                           dst_indices)
+            m->last_run = sqlite3_column_int64(find, 0);
+            ok = dst_indices ? join_shards(m, src_id, src_indices, m->last_run, dst_indices)
                              : err_set(m->err, "out of memory");
             free(dst_indices);
         } else if (found != SQLITE_DONE) {
@@ -327,7 +344,9 @@ static bool merge_runs(merger *m)
             if (copy)
                 sqlite3_bind_int64(copy, 1, src_id);
             ok = done(m, copy, "copying a run")
-                && with_ids(m, M_RUN_MAP, src_id, sqlite3_last_insert_rowid(m->db), "mapping a run");
+                && with_ids(m, M_RUN_MAP, src_id, m->last_run = sqlite3_last_insert_rowid(m->db),
+                            "mapping a run")
+                && note_origin(m);
         }
         free(src_indices);
     }
@@ -351,7 +370,8 @@ static void bind_combined(sqlite3_stmt *update, sqlite3_stmt *have, sqlite3_stmt
     sqlite3_bind_int64(update, COUNT + 1, sqlite3_column_int64(have, COUNT + 1)
                                           + sqlite3_column_int64(add, COUNT));
     bool add_first = strcmp(text_of(add, FIRST_AT), text_of(have, FIRST_AT + 1)) < 0;
-    bool add_last = strcmp(text_of(add, LAST_AT), text_of(have, LAST_AT + 1)) > 0;
+    /* A tie (one second) goes to the later input: merge_append's input is the newer run. */
+    bool add_last = strcmp(text_of(add, LAST_AT), text_of(have, LAST_AT + 1)) >= 0;
     bool add_rep = store_representative_better(text_of(add, REP),
                                                (uint64_t)sqlite3_column_int64(add, REP_ELEMENTS),
                                                text_of(have, REP + 1),
@@ -532,6 +552,7 @@ static bool merge_into(merger *m, const char *const *inputs, size_t count, const
         ok = merge_input(m, inputs[i], copy_path);
     m->input = temp;
     ok = ok && done(m, stmt(m, M_BEGIN), "starting")
+        && merge_check_sets(m->db, m->rules, m->err)
         && exec_all(m, M_RENUMBER, "ordering the signatures");
     sqlite3_stmt *st = ok ? stmt(m, M_COUNTS) : NULL;
     if (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -551,8 +572,18 @@ static bool merge_into(merger *m, const char *const *inputs, size_t count, const
     return ok;
 }
 
+static const merge_rules default_rules;
+
 bool merge_databases(const char *const *inputs, size_t count, const char *out_path, bool replace,
                      FILE *notes, merge_summary *summary, dmlc_error *err)
+{
+    return merge_databases_checked(inputs, count, out_path, replace, &default_rules, notes,
+                                   summary, err);
+}
+
+bool merge_databases_checked(const char *const *inputs, size_t count, const char *out_path,
+                             bool replace, const merge_rules *rules, FILE *notes,
+                             merge_summary *summary, dmlc_error *err)
 {
     memset(summary, 0, sizeof *summary);
     if (!count)
@@ -567,7 +598,7 @@ bool merge_databases(const char *const *inputs, size_t count, const char *out_pa
         return err_set(err, "cannot create a file beside %s: %s", out_path, strerror(errno));
     close(fd);
     store *out = store_open(temp, err);
-    merger m = { .db = out ? store_connection(out) : NULL, .err = err };
+    merger m = { .db = out ? store_connection(out) : NULL, .rules = rules, .err = err };
     bool ok = out && merge_into(&m, inputs, count, temp, notes, summary);
     for (int q = 0; q < M_COUNT; q++)
         sqlite3_finalize(m.stmt[q]);
@@ -580,5 +611,23 @@ bool merge_databases(const char *const *inputs, size_t count, const char *out_pa
     }
     if (!ok)
         store_remove_files(temp);
+    return ok;
+}
+
+bool merge_append(const char *input, const char *out_path, merge_summary *summary,
+                  dmlc_error *err)
+{
+    memset(summary, 0, sizeof *summary);
+    store *out = store_open(out_path, err);
+    merger m = { .db = out ? store_connection(out) : NULL, .rules = &default_rules, .err = err };
+    /* No temporary output: the input goes in as one transaction (merge_one), so a reader of
+     * out_path sees all of it or none; out_path's own rows are never rewritten but for the
+     * signatures' order (M_RENUMBER). */
+    bool ok = out && merge_into(&m, &input, 1, out_path, NULL, summary);
+    for (int q = 0; q < M_COUNT; q++)
+        sqlite3_finalize(m.stmt[q]);
+    store_close(out);
+    summary->runs_read = m.runs_read;
+    summary->last_run = m.last_run;
     return ok;
 }

@@ -23,6 +23,7 @@ typedef struct merge_summary {
     uint64_t cases;       /* cases copied */
     size_t signatures;    /* distinct signatures in the output */
     size_t devices;       /* distinct devices in the output */
+    int64_t last_run;     /* merge_append: the output's id of the input's last run */
 } merge_summary;
 
 /* Merges inputs[0..count-1] into out_path, which must not exist or be empty unless replace
@@ -33,5 +34,31 @@ typedef struct merge_summary {
  * wrong. */
 bool merge_databases(const char *const *inputs, size_t count, const char *out_path, bool replace,
                      FILE *notes, merge_summary *summary, dmlc_error *err);
+
+/* What a merge accepts beyond intact inputs (merge_sets.c).  By default an output holding
+ * more than one shard run where some set is partial (shards of different seeds, builds,
+ * options, backends or devices, or of another shard count) is refused, naming the field that
+ * differs; allow_mixed keeps each such run apart instead (with a note for a partial one).
+ * expect_shards N > 0: refused unless the output is one finished run with shards 0..N-1. */
+typedef struct merge_rules {
+    bool allow_mixed;
+    unsigned expect_shards;
+} merge_rules;
+
+/* merge_databases under rules (merge_databases: the defaults, all zero). */
+bool merge_databases_checked(const char *const *inputs, size_t count, const char *out_path,
+                             bool replace, const merge_rules *rules, FILE *notes,
+                             merge_summary *summary, dmlc_error *err);
+
+/* merge_sets.c: rules checked on the output's connection, with merge.c's temp tables. */
+struct sqlite3;
+bool merge_check_sets(struct sqlite3 *db, const merge_rules *rules, dmlc_error *err);
+
+/* Appends the database at input (of this schema version) to out_path, created when absent,
+ * in place: `run --jobs` adds its merged run to --db as a run of one process adds its rows.
+ * Rules as merge_databases's; False with err when input or out_path cannot be used (out_path
+ * then holds the input's rows or none). */
+bool merge_append(const char *input, const char *out_path, merge_summary *summary,
+                  dmlc_error *err);
 
 #endif

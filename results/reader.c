@@ -425,6 +425,31 @@ bool reader_skips(reader *d, const reader_range *range,
     return !failed;
 }
 
+#define READER_CLASSES_MAX 1024
+
+static int compare_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Each class of a "nan,denormal,nan" list once, sorted, into buf: group_concat(DISTINCT)
+ * lists them in row order, which a merge or another shard count changes. */
+static const char *sorted_classes(const char *list, char *buf, size_t size)
+{
+    char copy[READER_CLASSES_MAX], *names[64], *save = NULL;
+    size_t n = 0, used = 0;
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *t = strtok_r(copy, ",", &save); t && n < 64; t = strtok_r(NULL, ",", &save))
+        names[n++] = t;
+    qsort(names, n, sizeof names[0], compare_text);
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(names[i], names[i - 1]))
+            used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "%s%s",
+                                     used ? "," : "", names[i]);
+    return buf;
+}
+
 static reader_signature signature_row(sqlite3_stmt *s)
 {
     return (reader_signature){
@@ -449,6 +474,8 @@ bool reader_signatures(reader *d, const reader_range *range,
         return false;
     while (next_row(d, s, &failed, err)) {
         reader_signature row = signature_row(s);
+        char classes[READER_CLASSES_MAX];
+        row.classes = sorted_classes(row.classes, classes, sizeof classes);
         if (!each(ctx, &row, err))
             return false;
     }

@@ -506,6 +506,27 @@ bool store_run_finish(store *s, int64_t run_id, const char *status, const char *
     return run_plain(s, STMT_RUN_FINISH, "finishing the run", err);
 }
 
+/* A run's one statement with two bound values (run id ?1, text ?2), to its end. */
+static bool run_update(store *s, const char *sql, int64_t run_id, const char *text,
+                       const char *what, dmlc_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(s, err, what);
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, text);
+    bool ok = sqlite3_step(st) == SQLITE_DONE || sql_fail(s, err, what);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+bool store_run_unshard(store *s, int64_t run_id, const char *status, dmlc_error *err)
+{
+    return run_update(s, "UPDATE runs SET options = json_remove(options, '$.shard'),"
+                      " status = ifnull(?2, status) WHERE id = ?1", run_id, status,
+                      "making the shards one run", err);
+}
+
 /* ---- Batches ------------------------------------------------------------------------ */
 
 bool store_batch_begin(store *s, dmlc_error *err)

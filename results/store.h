@@ -58,6 +58,9 @@ bool store_run_progress(store *s, int64_t run_id, uint64_t cases_done, uint64_t 
 /* status: "finished", "interrupted" or "error". */
 bool store_run_finish(store *s, int64_t run_id, const char *status, const char *finished_at,
                       dmlc_error *err);
+/* The merged shards of a `run --jobs` run read as one run: the shard key leaves its
+ * options; status replaces the merged status unless NULL. */
+bool store_run_unshard(store *s, int64_t run_id, const char *status, dmlc_error *err);
 
 /* Batches: all case rows between begin and commit land in one transaction. */
 bool store_batch_begin(store *s, dmlc_error *err);

@@ -6,7 +6,9 @@
  *   - differential cases/s, reference against the reference backend (harness overhead: the
  *     reference runs on both sides), and against OpenCL when a platform exists;
  *   - CPU µs per case of dmlcheck (generate, validate, reference, judge, record) and of its
- *     worker (generate, backend), which do not depend on what else the machine runs.
+ *     worker (generate, backend), which do not depend on what else the machine runs;
+ *   - `run --jobs N` against --jobs 1 in the same process, on the reference backend: cases/s
+ *     and its ratio to --jobs 1, for N = 2 and N = the online CPUs (when more than 2).
  * Optional argument: cases per differential run (default 20000).  Never asserts on time.
  */
 #include <inttypes.h>
@@ -67,7 +69,9 @@ static bool bench_store(const char *db, unsigned n)
     return ok;
 }
 
-static bool bench_run(const char *db, const char *backend, uint64_t cases)
+/* One run of `cases` cases; *rate gets its cases/s. */
+static bool bench_run(const char *db, const char *backend, uint64_t cases, unsigned jobs,
+                      double *rate)
 {
     runner_options o;
     runner_options_default(&o);
@@ -85,14 +89,15 @@ static bool bench_run(const char *db, const char *backend, uint64_t cases)
     o.case_timeout_ms = 60000;
     runner_report rep;
     dmlc_error err;
-    int code = runner_run(&o, &rep, &err);
+    int code = jobs > 1 ? runner_run_jobs(&o, jobs, &rep, &err) : runner_run(&o, &rep, &err);
     if (code == 2) {
         printf("%s: %s (skipped)\n", backend, err.msg);
         return !strstr(err.msg, "platform") ? false : true;
     }
-    printf("%s: %" PRIu64 " cases in %.2f s wall = %.0f cases/s; CPU per case: dmlcheck %.1f us, "
+    *rate = (double)rep.cases / rep.seconds;
+    printf("%s --jobs %u: %" PRIu64 " cases in %.2f s wall = %.0f cases/s; CPU per case: dmlcheck %.1f us, "
            "worker %.1f us; SQLite busy %.1f%% of wall (writer thread), run waited for it %.1f%%; "
-           "%" PRIu64 " judged mismatches\n", backend, rep.cases,
+           "%" PRIu64 " judged mismatches\n", backend, jobs, rep.cases,
            rep.seconds, (double)rep.cases / rep.seconds, 1e6 * rep.parent_cpu_s / (double)rep.cases,
            1e6 * rep.worker_cpu_s / (double)rep.cases, 100 * rep.store_seconds / rep.seconds,
            100 * rep.store_wait_seconds / rep.seconds,
@@ -113,9 +118,19 @@ int main(int argc, char **argv)
     store_remove_files(db);
     bool ok = bench_store(db, 100000);
     store_remove_files(db);
-    ok = (!cases || bench_run(db, "reference", cases)) && ok;
+    double one = 0, rate = 0;
+    ok = (!cases || bench_run(db, "reference", cases, 1, &one)) && ok;
     store_remove_files(db);
-    ok = (!cases || bench_run(db, "opencl", cases)) && ok;
+    ok = (!cases || bench_run(db, "opencl", cases, 1, &rate)) && ok;
     store_remove_files(db);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (unsigned jobs = 2; cases && one > 0 && jobs <= (cpus > 2 ? cpus : 2); jobs = jobs == 2 ? (unsigned)cpus : jobs + 1) {
+        ok = bench_run(db, "reference", cases, jobs, &rate) && ok;
+        store_remove_files(db);
+        printf("reference --jobs %u: %.2fx the cases/s of --jobs 1 on %ld online CPUs\n", jobs,
+               rate / one, cpus);
+        if (jobs == (unsigned)cpus || cpus <= 2)
+            break;
+    }
     return ok ? 0 : 1;
 }

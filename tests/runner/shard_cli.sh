@@ -134,6 +134,72 @@ else
     skip "merge_schema_checks" "no sqlite3 program"
 fi
 
+# --- shards of different runs are refused, naming what differs (issue 22) ----------------
+small() { # NAME K/N ARGS...: a 200-case shard of the reference backend into $tmp/NAME.sqlite
+    name=$1 shard=$2
+    shift 2
+    "$dmlcheck" run --backend reference --cases 200 --seed 11 --shard "$shard" "$@" \
+        --db "$tmp/$name.sqlite" >/dev/null 2>&1
+}
+for k in 0 1 2 3; do
+    small "s11-$k" "$k/4"
+    small "s12-$k" "$k/4" --seed 12
+done
+small timeout-1 1/4 --case-timeout 5000
+small eight-5 5/8
+refused() { # NAME DIFFERENCE INPUTS...: merge refuses, exit 2, the output not written
+    name=$1 why=$2
+    shift 2
+    rm -f "$tmp/mixed.sqlite"
+    run merge "$@" -o "$tmp/mixed.sqlite"
+    check "merge_refuses_$name" eval 'rc_is 2 && err_has "shards of different runs" &&
+        err_has "$why" && err_has "--allow-mixed" && [ ! -e "$tmp/mixed.sqlite" ]'
+}
+refused shards_of_another_seed "differ in seed (11 vs 12)" \
+    "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s12-2.sqlite" "$tmp/s12-3.sqlite"
+refused a_shard_with_another_case_timeout "option case_timeout_ms (10000 vs 5000)" \
+    "$tmp/s11-0.sqlite" "$tmp/timeout-1.sqlite" "$tmp/s11-2.sqlite" "$tmp/s11-3.sqlite"
+refused a_stale_shard_of_another_shard_count "shard count (4 vs 8)" \
+    "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-2.sqlite" "$tmp/s11-3.sqlite" "$tmp/eight-5.sqlite"
+if [ -n "$sqlite" ]; then
+    cp "$tmp/s11-3.sqlite" "$tmp/older-3.sqlite"
+    q "$tmp/older-3.sqlite" "UPDATE runs SET git_revision = 'abc1234'"
+    refused a_shard_of_another_build "git revision (build)" \
+        "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-2.sqlite" "$tmp/older-3.sqlite"
+    check "merge_names_the_stale_input" err_has "older-3.sqlite"
+fi
+run merge "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s12-2.sqlite" "$tmp/s12-3.sqlite" \
+    --allow-mixed -o "$tmp/mixed.sqlite"
+check "merge_allow_mixed_keeps_two_partial_runs" eval 'rc_is 0 && out_has "4 runs in, 2 out" && err_has "holds 2 of its 4 shards"'
+run merge "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-2.sqlite" "$tmp/s11-3.sqlite" \
+    "$tmp/s12-0.sqlite" "$tmp/s12-1.sqlite" "$tmp/s12-2.sqlite" "$tmp/s12-3.sqlite" -o "$tmp/two.sqlite"
+check "merge_accepts_two_complete_runs" eval 'rc_is 0 && out_has "8 runs in, 2 out"'
+run merge "$tmp/s11-3.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-0.sqlite" "$tmp/s11-2.sqlite" \
+    --expect-shards 4 -o "$tmp/expected.sqlite"
+check "merge_expect_shards_accepts_the_whole_set" eval 'rc_is 0 && out_has "4 runs in, 1 out"'
+run merge "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-2.sqlite" --expect-shards 4 -o "$tmp/short.sqlite"
+check "merge_expect_shards_refuses_a_missing_shard" eval 'rc_is 2 && err_has "--expect-shards 4: the output holds shards [0,1,2] of 4" && [ ! -e "$tmp/short.sqlite" ]'
+run merge "$tmp/s11-0.sqlite" "$tmp/s11-1.sqlite" "$tmp/s11-2.sqlite" "$tmp/s11-3.sqlite" \
+    "$tmp/s12-0.sqlite" --expect-shards 4 --allow-mixed -o "$tmp/short.sqlite"
+check "merge_expect_shards_refuses_a_second_run" eval 'rc_is 2 && err_has "not one run of 4 shards"'
+# The report's value classes per signature do not follow the inputs' order.
+run merge "$tmp/exact-0.sqlite" "$tmp/exact-1.sqlite" "$tmp/exact-2.sqlite" "$tmp/exact-3.sqlite" \
+    -o "$tmp/forward.sqlite"
+report_md "$tmp/forward.sqlite" | grep -v '^| shard |' >"$tmp/a"
+report_md "$tmp/exact-merged.sqlite" | grep -v '^| shard |' >"$tmp/b"
+check "merged_report_does_not_follow_the_input_order" eval 'grep -q "classes" "$tmp/a" && diff "$tmp/a" "$tmp/b" >&2'
+if [ -n "$sqlite" ]; then
+    # Two classes per case, listed in one order in one file and the other in the other:
+    # each class once, in one order (group_concat would list them as the rows come).
+    cp "$tmp/forward.sqlite" "$tmp/nd.sqlite"
+    cp "$tmp/forward.sqlite" "$tmp/dn.sqlite"
+    q "$tmp/nd.sqlite" "UPDATE cases SET classes = 'nan,denormal'"
+    q "$tmp/dn.sqlite" "UPDATE cases SET classes = CASE id % 2 WHEN 0 THEN 'denormal,nan' ELSE 'nan,denormal' END"
+    "$dmlcheck" report --db "$tmp/nd.sqlite" --format md | grep -o 'classes [a-z_,]*' >"$tmp/a"
+    "$dmlcheck" report --db "$tmp/dn.sqlite" --format md | grep -o 'classes [a-z_,]*' >"$tmp/b"
+    check "signature_classes_listed_once_each_in_one_order" eval 'grep -qx "classes denormal,nan" "$tmp/a" && cmp -s "$tmp/a" "$tmp/b"'
+fi
+
 # --- --shard's own errors ------------------------------------------------------------------
 for bad in "4/4:numbered from 0" "x:is not K/N" "3:is not K/N" "1/0:N must be 1 to" \
     "0/99999999:N must be 1 to" "-1/4:is not K/N" "1/4x:is not K/N" "1/+4:is not K/N"; do
