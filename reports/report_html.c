@@ -613,18 +613,12 @@ static void html_coverage(const report_model *m, FILE *out)
 
 static void html_provenance(const report_model *m, FILE *out)
 {
+    static const report_provenance_format html = {
+        .run_head = "<h3>Run %" PRId64 "</h3>\n<table>\n", .run_tail = "</table>\n",
+        .row_head = "<tr><th>%s</th><td>", .row_tail = "</td></tr>\n", .escape = esc,
+    };
     fprintf(out, "<section id=\"provenance\">\n<h2>Provenance</h2>\n");
-    for (size_t i = 0; i < m->run_count; i++) {
-        report_provenance p;
-        report_run_provenance(m, &m->runs[i], &p);
-        fprintf(out, "<h3>Run %" PRId64 "</h3>\n<table>\n", m->runs[i].id);
-        for (unsigned k = 0; k < p.count; k++) {
-            fprintf(out, "<tr><th>%s</th><td>", p.rows[k].label);
-            esc(out, p.rows[k].value);
-            fprintf(out, "</td></tr>\n");
-        }
-        fprintf(out, "</table>\n");
-    }
+    report_print_provenance(m, &html, out);
     fprintf(out, "</section>\n");
 }
 

@@ -502,18 +502,12 @@ static void md_coverage(const report_model *m, FILE *out)
 
 static void md_provenance(const report_model *m, FILE *out)
 {
+    static const report_provenance_format md = {
+        .run_head = "### Run %" PRId64 "\n\n| Field | Value |\n|---|---|\n", .run_tail = "\n",
+        .row_head = "| %s | ", .row_tail = " |\n", .escape = md_text,
+    };
     fprintf(out, "## Provenance\n\n");
-    for (size_t i = 0; i < m->run_count; i++) {
-        report_provenance p;
-        report_run_provenance(m, &m->runs[i], &p);
-        fprintf(out, "### Run %" PRId64 "\n\n| Field | Value |\n|---|---|\n", m->runs[i].id);
-        for (unsigned k = 0; k < p.count; k++) {
-            fprintf(out, "| %s | ", p.rows[k].label);
-            md_text(out, p.rows[k].value);
-            fprintf(out, " |\n");
-        }
-        fputc('\n', out);
-    }
+    report_print_provenance(m, &md, out);
 }
 
 bool report_render_md(const report_model *m, FILE *out, dmlc_error *err)

@@ -353,6 +353,17 @@ typedef struct report_provenance {
 
 /* Fills p with run r's rows; the values point into r, m and p itself (do not copy p). */
 void report_run_provenance(const report_model *m, const report_run *r, report_provenance *p);
+/* How a renderer writes the provenance tables: the text before each run's table (a printf
+ * format whose one argument is the run id) and after it, before each row (a format taking the
+ * row's label, a fixed text of ours) and after it, and the renderer's one escaping function
+ * for the values, which come from outside. */
+typedef struct report_provenance_format {
+    const char *run_head, *run_tail; /* run_head: "%" PRId64 " is the run id */
+    const char *row_head, *row_tail; /* row_head: "%s" is the label */
+    void (*escape)(FILE *out, const char *text);
+} report_provenance_format;
+/* Every run's provenance table in format f (HTML and Markdown print the same rows). */
+void report_print_provenance(const report_model *m, const report_provenance_format *f, FILE *out);
 /* "0.99%" / "3.2e-05" style percentage for bounds. */
 const char *report_percent(double p, char *buf, size_t size);
 

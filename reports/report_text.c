@@ -449,3 +449,18 @@ const char *report_nan_changes(const report_model *m, char *buf, size_t size)
     }
     return buf;
 }
+
+void report_print_provenance(const report_model *m, const report_provenance_format *f, FILE *out)
+{
+    for (size_t i = 0; i < m->run_count; i++) {
+        report_provenance p;
+        report_run_provenance(m, &m->runs[i], &p);
+        fprintf(out, f->run_head, m->runs[i].id);
+        for (unsigned k = 0; k < p.count; k++) {
+            fprintf(out, f->row_head, p.rows[k].label);
+            f->escape(out, p.rows[k].value);
+            fputs(f->row_tail, out);
+        }
+        fputs(f->run_tail, out);
+    }
+}
