@@ -152,6 +152,12 @@ static void print_signature_line(runner *r, const slot_case *sc, uint64_t index,
             fl_name(c->feature_level), dtype_name(c->input.type), dtype_name(c->output.type),
             c->indices.present ? dtype_name(c->indices.type) : "-", gen_layout_name(sc->info.layout),
             gen_distribution_name(sc->info.dist), name);
+    char params[512]; /* the descriptor's parameters: axes and direction, window, strides... */
+    case_module(c)->describe(c, params, sizeof params);
+    fprintf(r->o->out, "  descriptor: input sizes [");
+    for (unsigned d = 0; d < c->input.rank; d++)
+        fprintf(r->o->out, "%s%u", d ? "," : "", c->input.sizes[d]);
+    fprintf(r->o->out, "]; %s\n", params);
     check_print(r->o->out, "  ", c, res, replay);
 }
 

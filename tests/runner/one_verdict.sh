@@ -31,6 +31,8 @@ for bug in nan_sticky ties; do
     backend="plugin:$plugin,bug=$bug"
     run run --backend "$backend" $common --db "$db"
     cp "$tmp/out" "$tmp/run_out"
+    # The live line says what was asked (issue 20): the descriptor under each new signature.
+    check "${bug}_live_line_names_the_descriptor" grep -q '^  descriptor: input sizes \[[0-9,]*\]; ' "$tmp/run_out"
     check "${bug}_run_finds_it" sh -c "[ \$(\"$sqlite\" '$db' 'SELECT count(*) FROM signatures') -gt 0 ]"
     # Up to four recorded signatures, each by its representative case.
     q "$db" "SELECT representative, verdict, kind FROM signatures ORDER BY id LIMIT 4" >"$tmp/sigs"
