@@ -3,12 +3,22 @@
  * merge_databases()'s (results/merge.h); this parses the options and prints what came out.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "merge.h"
 
 int cmd_merge(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM: the merge stops and removes its temporary files. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 static void usage(FILE *f)
 {
@@ -53,10 +63,16 @@ int cmd_merge(int argc, char **argv)
     }
     merge_summary sum;
     dmlc_error err;
-    if (!merge_databases((const char *const *)argv + optind, (size_t)(argc - optind), out, force,
-                         stderr, &sum, &err)) {
+    struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    bool merged = merge_databases((const char *const *)argv + optind, (size_t)(argc - optind), out,
+                                  force, stderr, &stop_requested, &sum, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!merged) {
         fprintf(stderr, "dmlcheck merge: %s\n", err.msg);
-        return 2;
+        return stop_requested ? 130 : 2;
     }
     printf("merged %d database%s: %zu run%s in, %zu out; %" PRIu64 " cases, %zu signatures, "
            "%zu device%s into %s\n", argc - optind, argc - optind == 1 ? "" : "s", sum.runs_read,

@@ -746,11 +746,7 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
     store s = { .path = strdup(path) };
     int version = 0;
     bool ok = s.path != NULL || err_set(err, "out of memory opening %s", path);
-    if (ok && sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        ok = err_set(err, "cannot open results database %s: %s", path,
-                     s.db ? sqlite3_errmsg(s.db) : "out of memory");
-    if (ok)
-        sqlite3_busy_timeout(s.db, 10000); /* a run may be writing it right now */
+    ok = ok && store_open_read_only_db(path, &s.db, err);
     ok = ok && read_user_version(&s, &version, err);
     if (ok && version > STORE_SCHEMA_VERSION)
         ok = err_set(err, "%s has results schema version %d, newer than the version %d this "
@@ -766,6 +762,66 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
 
 /* ---- Reading another database (merge) ---------------------------------------------- */
 
+/* Whether path must be read as immutable: a WAL database (header bytes 18 and 19 are 2)
+ * with no -wal file, or an empty one (cleanly closed: nothing uncommitted, nobody writing through WAL) whose
+ * -shm file SQLite can neither create nor write (a read-only mount, another user's folder).
+ * SQLite's read-only open needs that file, and fails as if the database were not one. */
+static bool needs_immutable(const char *path)
+{
+    unsigned char header[20];
+    FILE *f = fopen(path, "rb");
+    bool wal = f && fread(header, 1, sizeof header, f) == sizeof header && header[18] == 2
+               && header[19] == 2;
+    if (f)
+        fclose(f);
+    char side[4200], folder[4200];
+    struct stat st;
+    if (!wal || (size_t)snprintf(side, sizeof side, "%s-wal", path) >= sizeof side
+        || (stat(side, &st) == 0 && st.st_size > 0))
+        return false;
+    snprintf(side, sizeof side, "%s-shm", path);
+    if (access(side, F_OK) == 0)
+        return access(side, W_OK) != 0;
+    snprintf(folder, sizeof folder, "%s", path);
+    char *slash = strrchr(folder, '/');
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else
+        slash[slash == folder] = 0;
+    return access(folder, W_OK) != 0;
+}
+
+char *store_read_uri(const char *path)
+{
+    char *uri = malloc(strlen(path) * 3 + 16), *p = uri;
+    if (!uri)
+        return NULL;
+    p += sprintf(p, "file:");
+    for (const char *c = path; *c; c++)
+        p += strchr("%?#", *c) ? sprintf(p, "%%%02X", (unsigned char)*c) : sprintf(p, "%c", *c);
+    strcpy(p, needs_immutable(path) ? "?immutable=1" : "?mode=ro");
+    return uri;
+}
+
+bool store_open_read_only_db(const char *path, sqlite3 **db, dmlc_error *err)
+{
+    *db = NULL;
+    char *uri = store_read_uri(path);
+    if (!uri)
+        return err_set(err, "out of memory opening %s", path);
+    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        err_set(err, "cannot open results database %s: %s", path,
+                *db ? sqlite3_errmsg(*db) : "out of memory");
+        sqlite3_close(*db);
+        *db = NULL;
+        return false;
+    }
+    sqlite3_busy_timeout(*db, 10000); /* a run may be writing it right now */
+    return true;
+}
+
 /* Opens path read-only after checking it exists (SQLite's "unable to open" names no reason). */
 static bool open_read_only(store *s, const char *path, dmlc_error *err)
 {
@@ -776,11 +832,7 @@ static bool open_read_only(store *s, const char *path, dmlc_error *err)
         return err_set(err, "%s is not a file", path);
     if (!(s->path = strdup(path)))
         return err_set(err, "out of memory opening %s", path);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        return err_set(err, "cannot open results database %s: %s", path,
-                       s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    sqlite3_busy_timeout(s->db, 10000); /* a run may be writing it right now */
-    return true;
+    return store_open_read_only_db(path, &s->db, err);
 }
 
 /* The checks of store_check_readable on an open connection. */
