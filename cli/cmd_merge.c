@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "cli_args.h"
 #include "merge.h"
 
 int cmd_merge(int argc, char **argv);
@@ -74,9 +75,10 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "dmlcheck merge: %s\n", err.msg);
         return stop_requested ? 130 : 2;
     }
+    char shown[CLI_SHOWN_MAX]; /* the name as a terminal must see it: text, no escapes */
     printf("merged %d database%s: %zu run%s in, %zu out; %" PRIu64 " cases, %zu signatures, "
            "%zu device%s into %s\n", argc - optind, argc - optind == 1 ? "" : "s", sum.runs_read,
            sum.runs_read == 1 ? "" : "s", sum.runs_written, sum.cases, sum.signatures, sum.devices,
-           sum.devices == 1 ? "" : "s", out);
+           sum.devices == 1 ? "" : "s", err_printable(out, false, shown, sizeof shown));
     return 0;
 }

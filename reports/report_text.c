@@ -232,6 +232,23 @@ static size_t utf8_char_length(const unsigned char *s)
     return len;
 }
 
+/* Whether the character at p (len bytes) is a control a terminal or viewer may obey: C0
+ * but newline, carriage return and tab, DEL, and C1 (U+0080 to U+009F).  No format needs
+ * one, and XML 1.0 forbids C0; each is written as the text \xHH, byte by byte. */
+static bool hostile_control(const unsigned char *p, size_t len)
+{
+    if (len == 1)
+        return (*p < 0x20 && *p != '\n' && *p != '\r' && *p != '\t') || *p == 0x7f;
+    return len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
+}
+
+/* Writes the control at p as \xHH text per byte; `backslash` is how the format spells \. */
+static void write_control(FILE *out, const unsigned char *p, size_t len, const char *backslash)
+{
+    for (size_t i = 0; i < len; i++)
+        fprintf(out, "%sx%02x", backslash, p[i]);
+}
+
 void report_xml_escape(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -240,6 +257,11 @@ void report_xml_escape(FILE *out, const char *s)
         if (!len) {
             fputs("&#xFFFD;", out);
             p++;
+            continue;
+        }
+        if (hostile_control(p, len)) {
+            write_control(out, p, len, "\\");
+            p += len;
             continue;
         }
         switch (*p) {
@@ -269,6 +291,8 @@ void report_md_escape(FILE *out, const char *s)
         }
         if (*p == '\n' || *p == '\r' || *p == '\t')
             fputc(' ', out);
+        else if (hostile_control(p, len))
+            write_control(out, p, len, "\\\\");
         else if (len == 1 && strchr("|\\`*_[]<>#~!", *p))
             fprintf(out, "\\%c", *p);
         else
