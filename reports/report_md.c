@@ -191,7 +191,6 @@ static void md_drawing(const family *f, failure_drawing *d, FILE *out)
 static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
 {
     failure_drawing *d = malloc(sizeof *d);
-    char buf[1024];
     for (size_t i = 0; i < shown; i++) {
         const family *f = &m->families.items[i];
         if (!f->shrunk_case)
@@ -204,7 +203,7 @@ static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
             fprintf(out, "```\n\n");
         }
         fprintf(out, "Exported as `family-%zu.json`, it runs on the backend with\n\n```sh\n", i + 1);
-        md_code_line(out, report_family_exec_command(report_family_signature(m, f), i, buf, sizeof buf));
+        report_emit(out, md_code_line, report_family_exec_command(report_family_signature(m, f), i));
         fprintf(out, "```\n\n");
     }
     free(d);
@@ -242,12 +241,11 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
                  "file: `dmlcheck exec --backend ... case.json` runs it):\n\n```sh\n");
     for (size_t i = 0; i < shown; i++) {
         const report_signature *s = report_family_signature(m, &fl->items[i]);
-        char buf[512];
         fprintf(out, "# %zu\n", i + 1);
         if (s)
-            md_code_line(out, report_replay_command(s, buf, sizeof buf));
+            report_emit(out, md_code_line, report_replay_command(s));
         if (fl->items[i].shrunk_case)
-            md_code_line(out, report_family_export_command(m, i, buf, sizeof buf));
+            report_emit(out, md_code_line, report_family_export_command(m, i));
     }
     fprintf(out, "```\n\n");
     size_t explained = limit && shown > SUMMARY_SHRUNK_INLINE ? SUMMARY_SHRUNK_INLINE : shown;
@@ -340,8 +338,8 @@ static void md_signature_detail(const report_model *m, const report_signature *s
     }
     md_explanation(s, out);
     fprintf(out, "\n\n```sh\n");
-    md_code_line(out, report_replay_command(s, buf, sizeof buf));
-    md_code_line(out, report_export_command(s, buf, sizeof buf));
+    report_emit(out, md_code_line, report_replay_command(s));
+    report_emit(out, md_code_line, report_export_command(s));
     fprintf(out, "```\n\n");
 }
 
@@ -529,10 +527,9 @@ static void summary_signatures(const report_model *m, const ranked *order, size_
                      "report (`dmlcheck report` without `--summary`) lists them all.\n",
                 n - shown, left_cases);
     if (n) {
-        char buf[512];
         fprintf(out, "\nReplay the largest:\n\n```sh\n");
         for (size_t k = 0; k < n && k < SUMMARY_REPLAYS; k++)
-            md_code_line(out, report_replay_command(&m->signatures[order[k].index], buf, sizeof buf));
+            report_emit(out, md_code_line, report_replay_command(&m->signatures[order[k].index]));
         fprintf(out, "```\n");
     }
 }
@@ -561,7 +558,6 @@ static void summary_known_bugs(const report_model *m, FILE *out)
             cases += s->count;
             largest = s->count > m->signatures[largest].count ? k : largest;
         }
-        char buf[512];
         if (reasons == 1)
             fprintf(out, "\n## Known bugs\n\nOne row per expectation (`--expectations`) that "
                          "named a signature of this run.\n\n| Known bug | Signatures | Cases | "
@@ -569,7 +565,7 @@ static void summary_known_bugs(const report_model *m, FILE *out)
         fprintf(out, "| ");
         md_text(out, reason);
         fprintf(out, " | %zu | %" PRIu64 " | `", count, cases);
-        md_text(out, report_replay_command(&m->signatures[largest], buf, sizeof buf));
+        report_emit(out, md_text, report_replay_command(&m->signatures[largest]));
         fprintf(out, "` |\n");
     }
 }
