@@ -23,6 +23,10 @@
 #include <unistd.h>
 
 #include "case_id.h"
+
+/* How long a write waits for another writer's lock before it fails. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+#define STORE_BUSY_TIMEOUT_TEXT "10 s"
 #include "clock.h"
 
 /* Generated from results/schema.sql by the build (meson custom_target). */
@@ -131,9 +135,21 @@ static const migration migrations[] = {
     { 0, NULL }, /* sentinel */
 };
 
+/* What a lock held past the busy timeout means, said where SQLite says only "database is
+ * locked": another writer (another dmlcheck run or merge on the same file) held it. */
+static const char *lock_hint(store *s)
+{
+    int code = sqlite3_errcode(s->db) & 0xff;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED
+        ? " (another process, most likely another dmlcheck run or merge on this database, held "
+          "its write lock for more than " STORE_BUSY_TIMEOUT_TEXT "; what this run recorded before "
+          "is kept: wait for the other to finish, or give each run its own --db and merge them)"
+        : "";
+}
+
 static bool sql_fail(store *s, dmlc_error *err, const char *what)
 {
-    return err_set(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return err_set(err, "%s: %s: %s%s", s->path, what, sqlite3_errmsg(s->db), lock_hint(s));
 }
 
 static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *err)
@@ -141,7 +157,7 @@ static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *er
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
         return true;
-    err_set(err, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errmsg(s->db));
+    err_set(err, "%s: %s: %s%s", s->path, what, msg ? msg : sqlite3_errmsg(s->db), lock_hint(s));
     sqlite3_free(msg);
     return false;
 }
@@ -324,7 +340,7 @@ store *store_open(const char *path, dmlc_error *err)
         store_close(s);
         return NULL;
     }
-    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     if (!bring_schema_up(s, err)) {
         store_close(s);
         return NULL;

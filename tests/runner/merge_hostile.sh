@@ -8,7 +8,9 @@
 #   - a cleanly closed WAL database in a folder the reader cannot write (a read-only mount; as
 #     root the test reads it as user nobody): merge, export --db and replay --db read it;
 #   - a damaged shard list (not integers, or unsorted) is refused, naming the list;
-#   - the output gets 0666 less the umask, as run's databases do, not mkstemp's 0600.
+#   - the output gets 0666 less the umask, as run's databases do, not mkstemp's 0600;
+#   - run on a database whose write lock another process holds past the busy timeout (10 s)
+#     says that another dmlcheck probably holds it (SQLite says only "database is locked").
 # Usage: merge_hostile.sh DMLCHECK SQLITE3.  Prints TAP.
 set -u
 dmlcheck=$1 sqlite=${2:-}
@@ -93,5 +95,17 @@ if [ -n "$sqlite" ]; then
     done
 else
     skip "damaged_shard_lists_are_refused" "no sqlite3 program"
+fi
+
+# A writer that holds the lock: run waits 10 s, then says who probably holds it.
+if [ -n "$sqlite" ]; then
+    (echo "BEGIN IMMEDIATE; DELETE FROM devices WHERE 0;"; sleep 13; echo "COMMIT;") | "$sqlite" "$tmp/a.sqlite" &
+    holder=$!
+    sleep 0.5
+    run run $small --cases 50 --seed 9 --db "$tmp/a.sqlite"
+    check "a_held_lock_is_said_to_be_another_writers" eval 'rc_is 2 && err_has "database is locked (another process, most likely another dmlcheck run"'
+    wait "$holder"
+    run run $small --cases 50 --seed 9 --db "$tmp/a.sqlite"
+    check "the_database_is_whole_after_the_lock" rc_is 0
 fi
 finish
