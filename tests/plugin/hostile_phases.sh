@@ -100,8 +100,19 @@ for mode in closefds=execute scribble=1 fork=crash; do
     run_limited exec --backend "plugin:$plugin,$mode,$tag" "$case_file"
     check "exec_${mode}_is_a_crash" eval 'rc_is 1 && all_has crash && none_left'
 done
-run_limited replay g3:7:5 --backend "plugin:$plugin,scribble=1,$tag" --max-elements 256
-check "replay_scribble_is_a_crash" eval 'rc_is 1 && all_has "answer was corrupt" && none_left'
+# replay: each mode is the replayed case's verdict, of its kind, and leaves nothing running.
+for pair in write_past=1:out_of_bounds_write write_before=1:out_of_bounds_write \
+            unterminated=execute:backend_error closefds=execute:crash scribble=1:crash \
+            fork=crash:crash hang=close:pass closefds=close:pass fork=setsid:pass fork=return:pass; do
+    mode=${pair%%:*} want=${pair#*:}
+    run_limited replay g3:7:5 --backend "plugin:$plugin,$mode,$tag" --max-elements 256 --case-timeout 1000
+    if [ "$want" = pass ]; then
+        check "replay_${mode}_passes" eval 'rc_is 0 && out_has "verdict: pass" && none_left'
+    else
+        check "replay_${mode}_is_${want}" eval \
+            'rc_is 1 && grep -q "^verdict: fail: $want" "$tmp/out" && none_left'
+    fi
+done
 for mode in fork=linger fork=setsid fork=return; do
     for p in "$plugin" "$batch_plugin"; do
         how=$([ "$p" = "$plugin" ] && echo alone || echo batched)
