@@ -570,10 +570,12 @@ static void note_missing_shards(merger *m, FILE *notes)
             " WHERE json_array_length(options, '$.shard.indices') < json_extract(options, '$.shard.count')",
             -1, &st, NULL) != SQLITE_OK)
         return;
+    char seed[96]; /* an input's text: shown on a terminal as text */
     while (sqlite3_step(st) == SQLITE_ROW)
         fprintf(notes, "dmlcheck merge: note: run %" PRId64 " (seed %s) holds %" PRId64 " of its %"
                 PRId64 " shards; its report covers those shards' cases only\n",
-                (int64_t)sqlite3_column_int64(st, 0), text_of(st, 1),
+                (int64_t)sqlite3_column_int64(st, 0),
+                err_printable(text_of(st, 1) ? text_of(st, 1) : "", false, seed, sizeof seed),
                 (int64_t)sqlite3_column_int64(st, 3), (int64_t)sqlite3_column_int64(st, 2));
     sqlite3_finalize(st);
 }
