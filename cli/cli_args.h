@@ -4,6 +4,9 @@
 #ifndef DMLCHECK_CLI_ARGS_H
 #define DMLCHECK_CLI_ARGS_H
 
+/* Room for a file name written for a terminal by err_printable (each byte at most \xHH). */
+#define CLI_SHOWN_MAX (4 * 4096 + 16)
+
 #include <stdbool.h>
 #include <stdint.h>
 

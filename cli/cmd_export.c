@@ -85,9 +85,10 @@ static int export_family(int64_t number, int64_t probe, const char *db, int64_t 
         return 2;
     }
     int code = 2;
+    char shown[CLI_SHOWN_MAX];
     if ((size_t)number > fams.count)
         fprintf(stderr, "dmlcheck export: %s has %zu families in the runs read, no family %" PRId64
-                        "\n", db, fams.count, number);
+                        "\n", err_printable(db, false, shown, sizeof shown), fams.count, number);
     else if (probe)
         code = write_probe(&fams.items[number - 1], number, probe);
     else if (!fams.items[number - 1].shrunk_case)
@@ -118,20 +119,26 @@ static int write_family_file(const char *dir, size_t i, const family *f)
         char ch = f->kind[k];
         kind[k] = !ch || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ? ch : '_';
     }
-    snprintf(path, sizeof path, "%s/family-%02zu-%s.json", dir, i + 1, kind);
+    char shown[CLI_SHOWN_MAX]; /* the path as a terminal must see it */
+    if ((size_t)snprintf(path, sizeof path, "%s/family-%02zu-%s.json", dir, i + 1, kind) >= sizeof path) {
+        fprintf(stderr, "dmlcheck export: --out %s: too long a folder name for the files\n",
+                err_printable(dir, false, shown, sizeof shown));
+        return 2;
+    }
+    err_printable(path, false, shown, sizeof shown);
     FILE *out = fopen(path, "wx"); /* x: an existing file is an error, not overwritten */
     if (!out) {
-        fprintf(stderr, "dmlcheck export: %s: %s%s\n", path, strerror(errno),
+        fprintf(stderr, "dmlcheck export: %s: %s%s\n", shown, strerror(errno),
                 errno == EEXIST ? " (export never overwrites; remove it or choose another --out)" : "");
         return 2;
     }
     bool ok = fprintf(out, "%s\n", f->shrunk_case) > 0;
     ok = fclose(out) == 0 && ok;
     if (!ok) {
-        fprintf(stderr, "dmlcheck export: writing %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "dmlcheck export: writing %s: %s\n", shown, strerror(errno));
         return 2;
     }
-    printf("%s\n", path);
+    printf("%s\n", shown);
     return 0;
 }
 
@@ -139,8 +146,10 @@ static int write_family_file(const char *dir, size_t i, const family *f)
 static int export_families_to(const char *dir, int64_t number, const char *db, int64_t run_id,
                               bool all_runs)
 {
+    char shown[CLI_SHOWN_MAX];
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "dmlcheck export: --out %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "dmlcheck export: --out %s: %s\n", err_printable(dir, false, shown, sizeof shown),
+                strerror(errno));
         return 2;
     }
     family_list fams;
@@ -153,7 +162,7 @@ static int export_families_to(const char *dir, int64_t number, const char *db, i
     size_t written = 0;
     if ((size_t)number > fams.count) {
         fprintf(stderr, "dmlcheck export: %s has %zu families in the runs read, no family %" PRId64
-                        "\n", db, fams.count, number);
+                        "\n", err_printable(db, false, shown, sizeof shown), fams.count, number);
         code = 2;
     }
     for (size_t i = 0; i < fams.count && code != 2; i++) {
@@ -164,7 +173,8 @@ static int export_families_to(const char *dir, int64_t number, const char *db, i
         code = one == 2 ? 2 : code;
     }
     if (code != 2 && !written) {
-        fprintf(stderr, "dmlcheck export: no shrunk case to write from %s\n", db);
+        fprintf(stderr, "dmlcheck export: no shrunk case to write from %s\n",
+                err_printable(db, false, shown, sizeof shown));
         code = 2;
     }
     families_free(&fams);

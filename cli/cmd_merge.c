@@ -3,13 +3,24 @@
  * merge_databases()'s (results/merge.h); this parses the options and prints what came out.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli_args.h"
 #include "merge.h"
 
 int cmd_merge(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM: the merge stops and removes its temporary files. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 static void usage(FILE *f)
 {
@@ -74,14 +85,22 @@ int cmd_merge(int argc, char **argv)
     }
     merge_summary sum;
     dmlc_error err;
-    if (!merge_databases_checked((const char *const *)argv + optind, (size_t)(argc - optind), out,
-                                 force, &rules, stderr, &sum, &err)) {
+    struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    bool merged = merge_databases_checked((const char *const *)argv + optind,
+                                          (size_t)(argc - optind), out, force, &rules, stderr,
+                                          &stop_requested, &sum, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!merged) {
         fprintf(stderr, "dmlcheck merge: %s\n", err.msg);
-        return 2;
+        return stop_requested ? 130 : 2;
     }
+    char shown[CLI_SHOWN_MAX]; /* the name as a terminal must see it: text, no escapes */
     printf("merged %d database%s: %zu run%s in, %zu out; %" PRIu64 " cases, %zu signatures, "
            "%zu device%s into %s\n", argc - optind, argc - optind == 1 ? "" : "s", sum.runs_read,
            sum.runs_read == 1 ? "" : "s", sum.runs_written, sum.cases, sum.signatures, sum.devices,
-           sum.devices == 1 ? "" : "s", out);
+           sum.devices == 1 ? "" : "s", err_printable(out, false, shown, sizeof shown));
     return 0;
 }

@@ -7,8 +7,11 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "casefile.h"
+#include "cli_args.h"
 #include "replay.h"
 #include "validate.h"
 
@@ -26,15 +29,24 @@ static void usage(FILE *f)
             "exit status: 0 every file is valid, 2 a file is invalid, unreadable or malformed\n");
 }
 
+/* The replay line, as long as the file name needs: quoted, a byte takes at most 10 characters
+ * ($'\xHH' between closed and reopened quotes). */
 static void print_replay(const char *level, const char *file)
 {
-    char line[2048] = "dmlcheck validate";
-    if (level) {
-        replay_append_arg(line, sizeof line, "--feature-level");
-        replay_append_arg(line, sizeof line, level);
+    size_t size = 64 + 10 * (strlen(file) + (level ? strlen(level) : 0));
+    char *line = malloc(size);
+    if (!line) {
+        fprintf(stderr, "replay: (out of memory writing the command)\n");
+        return;
     }
-    replay_append_arg(line, sizeof line, file);
+    snprintf(line, size, "dmlcheck validate");
+    if (level) {
+        replay_append_arg(line, size, "--feature-level");
+        replay_append_arg(line, size, level);
+    }
+    replay_append_arg(line, size, file);
     fprintf(stderr, "replay: %s\n", line);
+    free(line);
 }
 
 /* 0 when valid, 2 otherwise. */
@@ -43,6 +55,8 @@ static int validate_file(const char *file, const char *level_name, DML_FEATURE_L
     dml_case c;
     dmlc_error err;
     case_init(&c);
+    char shown[CLI_SHOWN_MAX]; /* the name as a terminal must see it: text, no escapes */
+    err_printable(file, false, shown, sizeof shown);
     if (!casefile_load(file, &c, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         print_replay(level_name, file);
@@ -54,12 +68,12 @@ static int validate_file(const char *file, const char *level_name, DML_FEATURE_L
     }
     int rc = 0;
     if (validate_case(&c, &err)) {
-        printf("%s: valid at %s\n", file, fl_name(c.feature_level));
+        printf("%s: valid at %s\n", shown, fl_name(c.feature_level));
     } else {
         if (c.feature_level)
-            fprintf(stderr, "%s: invalid at %s: %s\n", file, fl_name(c.feature_level), err.msg);
+            fprintf(stderr, "%s: invalid at %s: %s\n", shown, fl_name(c.feature_level), err.msg);
         else
-            fprintf(stderr, "%s: %s\n", file, err.msg); /* "invalid at every level ..." */
+            fprintf(stderr, "%s: %s\n", shown, err.msg); /* "invalid at every level ..." */
         print_replay(level_name, file);
         rc = 2;
     }

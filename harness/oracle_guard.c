@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,13 +167,25 @@ static uint64_t reference_work(const dml_case *c)
     return taps > elements ? taps : elements;
 }
 
+/* Whether this process runs under a memory limit (ulimit -v or -d).  The reference has no
+ * error channel and aborts when its scratch memory runs out (reference.h); under a limit
+ * that can happen on any case, and an abort in the parent would end the run with its row
+ * left 'running'.  A child's abort is one case's error instead, said and recorded. */
+static bool memory_limited(void)
+{
+    struct rlimit as, data;
+    return (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        || (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY);
+}
+
 oracle_outcome oracle_prepare(const dml_case *c, const exec_options *exec,
                               const oracle_limits *limits, check_oracle *o, dmlc_error *err)
 {
     memset(o, 0, sizeof *o);
     oracle_outcome outcome;
     bool guarded = reference_work(c) > ORACLE_GUARD_CHILD_WORK
-                   || case_tensor_elements(&c->input) > ORACLE_GUARD_CHILD_ELEMENTS;
+                   || case_tensor_elements(&c->input) > ORACLE_GUARD_CHILD_ELEMENTS
+                   || memory_limited();
     if (!c->must_reject && guarded && prepare_in_child(c, exec, limits, o, err, &outcome))
         return outcome;
     /* Less work, or no process to spare (fork failed): here, as fast as it goes, the limit

@@ -4,6 +4,7 @@
 #include "pipe_io.h"
 
 #include "clock.h"
+#include "proc_tree.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -43,18 +44,28 @@ bool pipe_read_all(int fd, void *data, size_t n)
 
 int pipe_wait_readable(int fd, double deadline_ms, const volatile sig_atomic_t *stop)
 {
+    return pipe_wait_from(fd, deadline_ms, stop, 0);
+}
+
+int pipe_wait_from(int fd, double deadline_ms, const volatile sig_atomic_t *stop, pid_t writer)
+{
     for (;;) {
         if (stop && *stop)
             return WAIT_STOPPED;
         double left = deadline_ms - clock_ms();
         if (left <= 0)
             return WAIT_TIMED_OUT;
-        int slice = stop && left > PIPE_STOP_POLL_MS ? PIPE_STOP_POLL_MS : (int)left + 1;
+        bool slices = stop || writer > 0;
+        int slice = slices && left > PIPE_STOP_POLL_MS ? PIPE_STOP_POLL_MS : (int)left + 1;
         struct pollfd pf = { .fd = fd, .events = POLLIN };
         int r = poll(&pf, 1, slice);
         if (r > 0)
             return WAIT_READABLE;
         if (r < 0 && errno != EINTR)
             return WAIT_FAILED;
+        /* Nothing to read and the writer is gone: a descendant that kept the pipe open must
+         * not turn its death into a hang. */
+        if (writer > 0 && proc_ended(writer)) /* what it wrote before it ended comes first */
+            return poll(&pf, 1, 0) > 0 ? WAIT_READABLE : WAIT_FAILED;
     }
 }

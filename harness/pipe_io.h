@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PIPE_STOP_POLL_MS 100
 
@@ -21,5 +22,8 @@ bool pipe_read_all(int fd, void *data, size_t n);
  * (WAIT_TIMED_OUT), poll fails (WAIT_FAILED) or *stop is raised (WAIT_STOPPED; stop may be
  * NULL). */
 int pipe_wait_readable(int fd, double deadline_ms, const volatile sig_atomic_t *stop);
+/* As pipe_wait_readable, and WAIT_FAILED once child `writer` (> 0) has ended with nothing
+ * left to read, though a process it started still holds the pipe's other end. */
+int pipe_wait_from(int fd, double deadline_ms, const volatile sig_atomic_t *stop, pid_t writer);
 
 #endif

@@ -267,7 +267,7 @@ static void answer_more(jobs *js)
         done += js->j[k].last.rep.cases;
     snprintf(snapshot, sizeof snapshot, "%s/judged.sqlite", js->dir);
     clear_progress(js);
-    if (merge_databases(paths, shard_inputs(js, paths), snapshot, true, NULL, &sum, &err))
+    if (merge_databases(paths, shard_inputs(js, paths), snapshot, true, NULL, NULL, &sum, &err))
         target = js->o->more_cases(js->o->more_cases_ctx, snapshot, 1, done);
     else
         fprintf(stderr, "dmlcheck run: the shards could not be judged together, so the run "
@@ -382,7 +382,7 @@ static bool merge_shards(const jobs *js, bool failed, int64_t *run_id, dmlc_erro
     size_t n = shard_inputs(js, paths);
     snprintf(merged, sizeof merged, "%s/run.sqlite", js->dir);
     store *s = NULL;
-    bool ok = merge_databases(paths, n, merged, true, NULL, &sum, err)
+    bool ok = merge_databases(paths, n, merged, true, NULL, NULL, &sum, err)
         && (s = store_open(merged, err)) != NULL
         && store_run_unshard(s, 1, failed ? "error" : NULL, err);
     store_close(s); /* the last connection: the WAL is folded into the file */

@@ -8,6 +8,7 @@
  */
 #include "session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,9 @@ void session_stop(session *s)
 {
     if (!s)
         return;
-    worker_stop(s->w);
+    dmlc_error err;
+    if (!worker_stop(s->w, &err)) /* every case is judged: said, not failed */
+        fprintf(stderr, "dmlcheck: warning: %s\n", err.msg);
     free(s->owed);
     free(s);
 }

@@ -4,8 +4,15 @@
  *
  *   parent -> child  request {type, count, first}            RANGE: count generated cases
  *                    request {type = CASE} + dml_case + input bytes   one explicit case
- *   child -> parent  hello {status, info, message}            once, after opening the backend
- *                    answer {status, time, sizes} + output + indices + message   per case
+ *   child -> parent  hello {token, status, info, message}     once, after opening the backend
+ *                    answer {token, status, time, sizes} + output + indices + message   per case
+ *
+ * The child speaks first on a pipe the backend shares a process with, so what comes up is
+ * checked before it is believed: every header carries a random token drawn for this worker
+ * (a backend that writes to a descriptor it does not own, or a copy of the worker it forked,
+ * cannot forge it), and the sizes must be the case's.  A breach costs the case in flight
+ * (a crash) and the worker, not the run.  The pipes sit at high descriptors, close-on-exec,
+ * out of the way of a backend that writes to the low ones it did not open.
  *
  * Invariants: the backend is opened only in the child; the parent never blocks on the child
  * longer than the per-case limit; the child never touches the parent's SQLite connection or
@@ -21,11 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "pipe_io.h"
+#include "proc_tree.h"
 #include "validate.h"
 
 #define WIRE_MAGIC 0x444d4c57u /* "DMLW" */
@@ -45,6 +55,14 @@
 #define BATCH_CASES 64
 #define BATCH_ELEMENTS (1u << 18)
 
+/* A worker that closed its pipes without ending (a backend that closed its descriptors and
+ * hangs) gets this long to end before it is killed. */
+#define EXIT_GRACE_MS 300
+/* The worker moves its pipes to descriptors at or above this (or the top of its limit). */
+#define HIGH_FD 512
+/* An answer's message is a line or a few; more is garbage, not a reason to read on. */
+#define MAX_MESSAGE_BYTES (1u << 20)
+
 /* REQUEST_RANGE_ALONE: a range whose cases run one backend call each (after a batch died,
  * to find the case to blame). */
 enum request_type { REQUEST_RANGE = 1, REQUEST_CASE = 2, REQUEST_RANGE_ALONE = 3 };
@@ -55,16 +73,16 @@ typedef struct request {
 } request;
 
 typedef struct hello {
-    uint32_t magic;
+    uint64_t token;
     int32_t ok;
     backend_info info;
     char message[ERR_MSG_MAX];
 } hello;
 
 typedef struct answer_header {
-    uint32_t magic;
+    uint64_t token;
     int32_t status;
-    uint32_t message_len, pad;
+    uint32_t message_len;
     double time_us;
     uint64_t output_len, indices_len;
 } answer_header;
@@ -82,6 +100,7 @@ typedef struct lost_batch {
 struct worker {
     worker_config cfg;
     pid_t pid;
+    uint64_t token;             /* this child's: its answers carry it */
     int to_child, from_child;   /* parent's ends */
     uint8_t *buf;               /* read buffer for answers */
     size_t start, end;
@@ -106,7 +125,7 @@ enum { READ_DONE = WAIT_READABLE, READ_TIMED_OUT = WAIT_TIMED_OUT, READ_EOF = WA
  * (pipe_io.h): READ_DONE (readable), READ_TIMED_OUT, READ_EOF (poll failed) or READ_STOPPED. */
 static int wait_readable(worker *w, double deadline_ms)
 {
-    return pipe_wait_readable(w->from_child, deadline_ms, w->cfg.stop);
+    return pipe_wait_from(w->from_child, deadline_ms, w->cfg.stop, w->pid);
 }
 
 /* ---- The child ---------------------------------------------------------------------- */
@@ -117,14 +136,24 @@ typedef struct child_state {
     backend *b;
     const worker_config *cfg;
     int in, out;
+    uint64_t token;
+    pid_t self;                 /* the worker's pid: a copy the backend forked is not it */
     bool batches;               /* the backend runs small cases faster in batches */
     check_buffers buf[BATCH_CASES];
 } child_state;
 
+/* A backend that forked returns twice: the copy must not answer for the worker nor read
+ * its requests.  Called after every backend call. */
+static void leave_if_copy(const child_state *s)
+{
+    if (getpid() != s->self)
+        _exit(0);
+}
+
 static void child_answer(child_state *s, int32_t status, double time_us, const case_outputs *o,
                          const char *message)
 {
-    answer_header h = { .magic = WIRE_MAGIC, .status = status, .time_us = time_us };
+    answer_header h = { .token = s->token, .status = status, .time_us = time_us };
     h.message_len = message ? (uint32_t)strlen(message) : 0;
     struct iovec iov[4] = { { &h, sizeof h } };
     int n = 1;
@@ -166,6 +195,7 @@ static void child_run(child_state *s, const dml_case *c)
 {
     check_answer a;
     check_run(s->cfg->backend, s->b, c, &s->cfg->exec, &s->buf[0], &a);
+    leave_if_copy(s);
     child_answer(s, a.out_of_memory ? WIRE_OUT_OF_MEMORY : (int32_t)a.status, a.time_us, &a.outputs,
                  a.status == RUN_OK ? NULL : a.message);
 }
@@ -192,7 +222,7 @@ static unsigned batch_limit_ms(unsigned case_timeout_ms, const batch_case *cases
 static void child_batch(child_state *s, batch_case *cases, size_t n)
 {
     if (n > 1) {
-        answer_header h = { .magic = WIRE_MAGIC, .status = WIRE_BATCH, .output_len = n,
+        answer_header h = { .token = s->token, .status = WIRE_BATCH, .output_len = n,
                             .indices_len = batch_limit_ms(s->cfg->case_timeout_ms, cases, n) };
         if (!pipe_write_all(s->out, &h, sizeof h))
             _exit(3);
@@ -204,6 +234,7 @@ static void child_batch(child_state *s, batch_case *cases, size_t n)
         if (cases[i].generated)
             run[m++] = &cases[i].c;
     check_run_batch(s->cfg->backend, s->b, run, m, &s->cfg->exec, s->buf, answers);
+    leave_if_copy(s);
     for (size_t i = 0, k = 0; i < n; i++) {
         if (!cases[i].generated) {
             child_answer(s, gen_out_of_memory(&cases[i].c) ? WIRE_OUT_OF_MEMORY : WIRE_NOT_RUN, 0,
@@ -274,24 +305,66 @@ static void child_explicit_case(child_state *s)
     case_free(&c);
 }
 
-static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_t parent)
+/* fd moved to a high descriptor, close-on-exec (the old one closed); fd itself when that
+ * fails.  A backend that writes to low descriptors it never opened then hits nothing of ours. */
+static int move_high(int fd)
 {
-    /* Ctrl-C reaches the whole process group: the parent decides when the worker stops. */
+    struct rlimit l;
+    int floor = HIGH_FD;
+    if (getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur != RLIM_INFINITY
+        && l.rlim_cur < (rlim_t)HIGH_FD + 16)
+        floor = l.rlim_cur > 32 ? (int)l.rlim_cur - 16 : fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+/* Closes every descriptor above stderr but the worker's two pipes: what the parent holds (the
+ * results database, above all) is not the backend's to write, even by mistake. */
+static void close_inherited(int keep_a, int keep_b)
+{
+    int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+    struct rlimit l;
+    long top = getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur != RLIM_INFINITY
+               && l.rlim_cur < 65536 ? (long)l.rlim_cur : 65536;
+    if (lo > 3)
+        close_range(3, (unsigned)lo - 1, 0);
+    if (hi > lo + 1)
+        close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+    if (close_range((unsigned)hi + 1, ~0u, 0) != 0) /* an old kernel: one by one */
+        for (long fd = 3; fd < top; fd++)
+            if (fd != keep_a && fd != keep_b)
+                close((int)fd);
+}
+
+static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_t parent,
+                                 uint64_t token)
+{
+    /* The parent decides when the worker stops, and kills what it forked with its group. */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_DFL);
+    setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(0);
-    child_state s = { .cfg = cfg, .in = in, .out = out };
-    hello h = { .magic = WIRE_MAGIC };
+    child_state s = { .cfg = cfg, .in = move_high(in), .out = move_high(out), .token = token,
+                      .self = getpid() };
+    out = s.out;
+    in = s.in;
+    close_inherited(in, out);
+    hello h = { .token = token };
     dmlc_error err = { "" };
     s.b = cfg->backend->open(cfg->device, cfg->backend_args, &err);
+    leave_if_copy(&s);
     h.ok = s.b != NULL;
     if (s.b)
         cfg->backend->info(s.b, &h.info);
     else
         snprintf(h.message, sizeof h.message, "%s", err.msg);
+    leave_if_copy(&s);
     s.batches = h.info.batches && cfg->backend->run_batch;
     if (!pipe_write_all(out, &h, sizeof h) || !s.b)
         _exit(0);
@@ -305,6 +378,7 @@ static _Noreturn void child_main(const worker_config *cfg, int in, int out, pid_
             break;
     }
     cfg->backend->close(s.b);
+    leave_if_copy(&s);
     _exit(0);
 }
 
@@ -331,22 +405,35 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* Reaps the child (killing it first when asked) and describes how it ended. */
-static void reap(worker *w, bool kill_first, char *how, size_t size)
+/* Reaps the child, giving it grace_ms to end by itself (0: killed at once; a stop cuts the
+ * grace), then kills what it left behind: its process group and, once it is gone, its
+ * descendants' orphans, which are ours (proc_adopt_orphans).  Describes how it ended; true
+ * when it ended by itself. */
+static bool reap(worker *w, unsigned grace_ms, char *how, size_t size)
 {
     if (w->pid <= 0)
-        return;
-    if (kill_first)
-        kill(w->pid, SIGKILL);
+        return true;
     int status = 0;
-    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-        continue;
-    if (how && WIFSIGNALED(status))
+    bool by_itself = proc_end(w->pid, grace_ms, w->cfg.stop, &status);
+    proc_kill_children(0);
+    if (how && !by_itself && grace_ms)
+        snprintf(how, size, "worker still running after %u ms; killed", grace_ms);
+    else if (how && WIFSIGNALED(status))
         snprintf(how, size, "worker killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (how)
         snprintf(how, size, "worker exited with status %d", WEXITSTATUS(status));
     w->pid = -1;
+    return by_itself;
+}
+
+/* A token no backend can guess: random, or, without randomness, time and pid mixed. */
+static uint64_t new_token(void)
+{
+    uint64_t t = 0;
+    if (getrandom(&t, sizeof t, GRND_NONBLOCK) != (ssize_t)sizeof t)
+        t = (uint64_t)(clock_ms() * 1e6) ^ ((uint64_t)getpid() << 40) ^ 0x9E3779B97F4A7C15u;
+    return t | 1; /* never 0: a zero-filled header is no answer */
 }
 
 static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
@@ -362,6 +449,7 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     fcntl(up[0], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; best effort */
     fflush(NULL);
     pid_t parent = getpid();
+    w->token = new_token();
     pid_t pid = fork();
     if (pid < 0) {
         for (int i = 0; i < 2; i++) {
@@ -373,8 +461,9 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     if (pid == 0) {
         close(down[1]);
         close(up[0]);
-        child_main(&w->cfg, down[0], up[1], parent);
+        child_main(&w->cfg, down[0], up[1], parent, w->token);
     }
+    setpgid(pid, pid); /* as the child does: whichever runs first, the group exists */
     close(down[0]);
     close(up[1]);
     w->pid = pid;
@@ -384,9 +473,9 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
     w->batch_left = 0;
     hello h;
     int ready = wait_readable(w, clock_ms() + w->cfg.open_timeout_ms);
-    if (ready <= 0 || !pipe_read_all(w->from_child, &h, sizeof h) || h.magic != WIRE_MAGIC) {
+    if (ready <= 0 || !pipe_read_all(w->from_child, &h, sizeof h) || h.token != w->token) {
         char how[256];
-        reap(w, true, how, sizeof how);
+        reap(w, 0, how, sizeof how);
         close_fd(&w->to_child);
         close_fd(&w->from_child);
         return err_set(err, "the %s backend did not open: %s", w->cfg.backend->name,
@@ -394,7 +483,7 @@ static bool fork_child(worker *w, backend_info *info, dmlc_error *err)
                        : ready == READ_STOPPED ? "stopped while it opened" : how);
     }
     if (!h.ok) {
-        reap(w, false, NULL, 0);
+        reap(w, EXIT_GRACE_MS, NULL, 0);
         close_fd(&w->to_child);
         close_fd(&w->from_child);
         return err_set(err, "%s", h.message);
@@ -414,6 +503,8 @@ worker *worker_start(const worker_config *cfg, backend_info *info, dmlc_error *e
     }
     w->cfg = *cfg;
     w->to_child = w->from_child = -1;
+    /* What the backend forks and abandons comes back to us to be killed (proc_tree.h). */
+    proc_adopt_orphans();
     if (!fork_child(w, info, err)) {
         free(w->buf);
         free(w);
@@ -422,22 +513,29 @@ worker *worker_start(const worker_config *cfg, backend_info *info, dmlc_error *e
     return w;
 }
 
-void worker_stop(worker *w)
+bool worker_stop(worker *w, dmlc_error *err)
 {
     if (!w)
-        return;
+        return true;
     close_fd(&w->to_child); /* EOF: the child closes its backend and exits */
     close_fd(&w->from_child);
-    reap(w, false, NULL, 0);
+    /* Closing is a phase like any other: a backend that hangs in it is killed in time. */
+    unsigned limit = w->cfg.case_timeout_ms;
+    bool closed = reap(w, limit, NULL, 0);
+    bool stopped = w->cfg.stop && *w->cfg.stop;
     free(w->buf);
     free(w);
+    if (closed || stopped)
+        return true;
+    return err_set(err, "the backend did not close within %u ms (--case-timeout); its worker "
+                   "was killed", limit);
 }
 
 bool worker_restart(worker *w, dmlc_error *err)
 {
     close_fd(&w->to_child);
     close_fd(&w->from_child);
-    reap(w, true, NULL, 0);
+    reap(w, 0, NULL, 0);
     return fork_child(w, NULL, err);
 }
 
@@ -486,7 +584,7 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
         }
         w->start = w->end = 0;
         int r = wait_readable(w, deadline_ms);
-        if (r == 0 || r == READ_STOPPED)
+        if (r != READ_DONE) /* READ_EOF too: the worker ended though its pipe is still open */
             return r;
         /* Large payloads go straight to their destination. */
         uint8_t *target = n >= READ_BUFFER_BYTES ? p : w->buf;
@@ -509,7 +607,7 @@ static int read_by(worker *w, void *dst, size_t n, double deadline_ms)
 void worker_abandon(worker *w)
 {
     w->lost = (lost_batch){ .kind = KIND_NONE };
-    reap(w, true, NULL, 0);
+    reap(w, 0, NULL, 0);
     close_fd(&w->to_child);
     close_fd(&w->from_child);
     w->interrupted = true;
@@ -531,7 +629,8 @@ unsigned worker_case_limit_ms(unsigned case_timeout_ms, const dml_case *c)
 
 /* A death: of one case, or of a backend batch (then remembered in w->lost for its re-run;
  * a death in that re-run has its culprit, so it forgets the batch). */
-static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind)
+static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind kind,
+                 const char *corrupt)
 {
     a->died = kind;
     w->batch_lost = w->batch_left;
@@ -540,15 +639,20 @@ static bool died(worker *w, const dml_case *c, worker_answer *a, mismatch_kind k
         snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
                  "once + %u us for each input element of the batch); worker killed",
                  w->batch_limit_ms, w->cfg.case_timeout_ms, WORKER_CASE_US_PER_ELEMENT);
-        reap(w, true, NULL, 0);
+        reap(w, 0, NULL, 0);
     } else if (kind == KIND_hang) {
         snprintf(a->message, sizeof a->message, "no answer within %u ms (--case-timeout %u ms "
                  "+ %u us for each of %llu input elements); worker killed",
                  worker_case_limit_ms(w->cfg.case_timeout_ms, c), w->cfg.case_timeout_ms,
                  WORKER_CASE_US_PER_ELEMENT, (unsigned long long)case_tensor_elements(&c->input));
-        reap(w, true, NULL, 0);
-    } else {
-        reap(w, false, a->message, sizeof a->message);
+        reap(w, 0, NULL, 0);
+    } else if (corrupt) {
+        snprintf(a->message, sizeof a->message, "the worker's answer was corrupt (%s): the "
+                 "backend wrote into dmlcheck's pipe, or a process it forked answered; worker "
+                 "killed", corrupt);
+        reap(w, 0, NULL, 0);
+    } else { /* it closed its pipe: it ended, or it hangs with its descriptors closed */
+        reap(w, EXIT_GRACE_MS, a->message, sizeof a->message);
     }
     w->lost = (lost_batch){ .kind = w->batch_lost > 1 ? kind : KIND_NONE, .count = w->batch_lost };
     /* How it died takes a line; a rarely longer one is cut, not what is said after it. */
@@ -595,6 +699,21 @@ static bool out_of_memory_answer(worker *w, const answer_header *h, double deadl
     return err_set(err, "the worker process: %s", message[0] ? message : "out of memory");
 }
 
+/* What is wrong with an answer's header, or NULL: anything but the worker's own token, a
+ * known status and a sane message length is a breach of the pipe. */
+static const char *answer_breach(const worker *w, const answer_header *h)
+{
+    if (h->token != w->token)
+        return "it does not carry this worker's token";
+    if (h->status < WIRE_BATCH || h->status > (int32_t)RUN_HUNG)
+        return "an unknown status";
+    if (h->message_len > MAX_MESSAGE_BYTES)
+        return "a message longer than 1 MiB";
+    if (h->status == WIRE_BATCH && (h->output_len < 2 || h->output_len > BATCH_CASES))
+        return "a batch of an impossible size";
+    return NULL;
+}
+
 bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -612,9 +731,10 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
         if (r == READ_STOPPED)
             return abandon_for_stop(w, err);
         if (r <= 0)
-            return died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
-        if (h.magic != WIRE_MAGIC)
-            return err_set(err, "the worker sent a malformed answer");
+            return died(w, c, a, r == 0 ? KIND_hang : KIND_crash, NULL);
+        const char *breach = answer_breach(w, &h);
+        if (breach)
+            return died(w, c, a, KIND_crash, breach);
         if (h.status == WIRE_BATCH) {
             w->batch_left = (uint32_t)h.output_len;
             w->batch_deadline_ms = clock_ms() + (double)h.indices_len;
@@ -630,7 +750,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     if (status_has_outputs(h.status)) {
         if (h.output_len != case_tensor_bytes(&c->output)
             || h.indices_len != (c->indices.present ? case_tensor_bytes(&c->indices) : 0))
-            return err_set(err, "the worker answered for a different case (output sizes differ)");
+            return died(w, c, a, KIND_crash, "an answer for a different case: output sizes differ");
         if (!case_outputs_alloc(&a->outputs, c))
             return err_set(err, "out of memory: cannot allocate the backend's outputs received "
                            "from the worker, %llu bytes",
@@ -656,7 +776,7 @@ bool worker_receive(worker *w, const dml_case *c, worker_answer *a, dmlc_error *
     }
     if (r <= 0) {
         worker_answer_free(a);
-        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash);
+        return r == READ_STOPPED ? abandon_for_stop(w, err) : died(w, c, a, r == 0 ? KIND_hang : KIND_crash, NULL);
     }
     if (w->lost.left && --w->lost.left == 0 && w->lost.kind != KIND_NONE)
         charge_lost_batch(w, a);

@@ -53,8 +53,10 @@ typedef struct worker worker;
  * NULL with err when the fork or the backend open failed (err carries the backend's
  * message, e.g. "no OpenCL platform"). */
 worker *worker_start(const worker_config *cfg, backend_info *info, dmlc_error *err);
-/* Closes the pipes, lets the child close its backend, reaps it.  Accepts NULL. */
-void worker_stop(worker *w);
+/* Closes the pipes, lets the child close its backend within --case-timeout (a stop cuts
+ * that short), reaps it and kills what it left behind.  False with err when the backend did
+ * not close in time (it was killed).  Frees w; accepts NULL. */
+bool worker_stop(worker *w, dmlc_error *err);
 /* Kills and reforks after a crash or hang.  False with err when the backend cannot be
  * opened again. */
 bool worker_restart(worker *w, dmlc_error *err);

@@ -24,7 +24,8 @@ bool err_setv(dmlc_error *err, const char *fmt, va_list ap);
 bool err_prefix(dmlc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Copies text into out (size bytes, NUL-terminated, cut short rather than overflowed) with
- * each control character written as \xHH, so that what a file, a backend or a database says
+ * each control character (C0, DEL, C1 as UTF-8) and each byte that is not valid UTF-8
+ * written as \xHH: the one escaping for terminals, so that what a file, a backend or a database says
  * reaches a terminal as text, never as an escape sequence; newlines and tabs stay when
  * keep_lines.  Returns out.  Every err_set message goes through it (keep_lines true). */
 const char *err_printable(const char *text, bool keep_lines, char *out, size_t size);

@@ -298,7 +298,7 @@ static void html_failure_card(const report_model *m, size_t i, failure_drawing *
 {
     const family *f = &m->families.items[i];
     const report_signature *s = report_family_signature(m, f);
-    char buf[1024], id[48];
+    char id[48];
     dmlc_error err;
     fprintf(out, "<div class=\"failure\" id=\"family-%zu\">\n<h3>Family %zu: ", i + 1, i + 1);
     esc(out, f->kind);
@@ -330,11 +330,14 @@ static void html_failure_card(const report_model *m, size_t i, failure_drawing *
     esc(out, f->shrunk_case);
     fprintf(out, "</pre>\n<p>Export it, run it on the backend, replay the smallest generated "
                  "case:</p>\n<pre>");
-    esc(out, report_family_export_command(m, i, buf, sizeof buf));
+    report_emit(out, esc, report_family_export_command(m, i));
     fprintf(out, "\n");
-    esc(out, report_family_exec_command(s, i, buf, sizeof buf));
+    report_emit(out, esc, report_family_exec_command(s, i));
     fprintf(out, "\n");
-    esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
+    if (s)
+        report_emit(out, esc, report_replay_command(s));
+    else
+        esc(out, "-");
     fprintf(out, "</pre>\n</div>\n");
 }
 
@@ -393,7 +396,7 @@ static void html_families(const report_model *m, FILE *out)
     for (size_t i = 0; i < fl->count; i++) {
         const family *f = &fl->items[i];
         const report_signature *s = report_family_signature(m, f);
-        char buf[512], cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE];
+        char cells[REPORT_FAMILY_COLUMNS][REPORT_CELL_SIZE];
         report_family_cells(m, i, cells);
         fprintf(out, "<tr>");
         html_cells(out, cells, REPORT_FAMILY_COLUMNS - 1);
@@ -402,7 +405,10 @@ static void html_families(const report_model *m, FILE *out)
         fprintf(out, "<br/><small>");
         esc(out, f->breakdown);
         fprintf(out, "</small></td><td><code>");
-        esc(out, s ? report_replay_command(s, buf, sizeof buf) : "-");
+        if (s)
+            report_emit(out, esc, report_replay_command(s));
+        else
+            esc(out, "-");
         fprintf(out, "</code>");
         if (s && s->explanation && s->explanation[0]) {
             fprintf(out, "<details><summary>first difference</summary><pre>");
@@ -413,7 +419,7 @@ static void html_families(const report_model *m, FILE *out)
             fprintf(out, "<details><summary>shrunk case</summary><pre>");
             esc(out, f->shrunk_case);
             fprintf(out, "</pre><code>");
-            esc(out, report_family_export_command(m, i, buf, sizeof buf));
+            report_emit(out, esc, report_family_export_command(m, i));
             fprintf(out, "</code></details>");
         }
         fprintf(out, "</td></tr>\n");
@@ -533,9 +539,9 @@ static void html_signature(const report_model *m, const report_signature *s, siz
         esc(out, s->detail);
     }
     fprintf(out, "</p>\n<pre>");
-    esc(out, report_replay_command(s, buf, sizeof buf));
+    report_emit(out, esc, report_replay_command(s));
     fprintf(out, "\n");
-    esc(out, report_export_command(s, buf, sizeof buf));
+    report_emit(out, esc, report_export_command(s));
     fprintf(out, "</pre>\n</div>\n");
 }
 

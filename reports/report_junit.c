@@ -128,7 +128,7 @@ static void signature_lines(const report_signature *s, size_t number, FILE *out)
     fprintf(out, "&#10;  ");
     report_xml_escape(out, report_first_difference(s, buf, sizeof buf));
     fprintf(out, "&#10;  ");
-    report_xml_escape(out, report_replay_command(s, buf, sizeof buf));
+    report_emit(out, report_xml_escape, report_replay_command(s));
     fprintf(out, "&#10;");
 }
 

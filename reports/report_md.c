@@ -170,9 +170,11 @@ static void md_level_notes(const report_model *m, const report_verdict *v, FILE 
                 continue;
             few_shown += few;
             char types[64], bound[160];
-            fprintf(out, "- %s %s: %s, %s\n", op_table[c->key.op].name,
+            fprintf(out, "- %s %s: %s, ", op_table[c->key.op].name,
                     report_cell_types(&c->key, types, sizeof types),
-                    report_cell_status_name(c->status), report_bound_text(c, bound, sizeof bound));
+                    report_cell_status_name(c->status));
+            md_text(out, report_bound_text(c, bound, sizeof bound)); /* a skip reason */
+            fputc('\n', out);
         }
     if (few_total > few_shown)
         fprintf(out, "- and %zu more cells with fewer than %u judged cases (see the matrix)\n",
@@ -251,7 +253,6 @@ static void md_drawing(const family *f, failure_drawing *d, FILE *out)
 static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
 {
     failure_drawing *d = malloc(sizeof *d);
-    char buf[1024];
     for (size_t i = 0; i < shown; i++) {
         const family *f = &m->families.items[i];
         if (!f->shrunk_case)
@@ -264,7 +265,7 @@ static void md_shrunk_cases(const report_model *m, size_t shown, FILE *out)
             fprintf(out, "```\n\n");
         }
         fprintf(out, "Exported as `family-%zu.json`, it runs on the backend with\n\n```sh\n", i + 1);
-        md_code_line(out, report_family_exec_command(report_family_signature(m, f), i, buf, sizeof buf));
+        report_emit(out, md_code_line, report_family_exec_command(report_family_signature(m, f), i));
         fprintf(out, "```\n\n");
     }
     free(d);
@@ -299,12 +300,11 @@ static void md_families(const report_model *m, size_t limit, FILE *out)
                  "file: `dmlcheck exec --backend ... case.json` runs it):\n\n```sh\n");
     for (size_t i = 0; i < shown; i++) {
         const report_signature *s = report_family_signature(m, &fl->items[i]);
-        char buf[512];
         fprintf(out, "# %zu\n", i + 1);
         if (s)
-            md_code_line(out, report_replay_command(s, buf, sizeof buf));
+            report_emit(out, md_code_line, report_replay_command(s));
         if (fl->items[i].shrunk_case)
-            md_code_line(out, report_family_export_command(m, i, buf, sizeof buf));
+            report_emit(out, md_code_line, report_family_export_command(m, i));
     }
     fprintf(out, "```\n\n");
     size_t explained = limit && shown > SUMMARY_SHRUNK_INLINE ? SUMMARY_SHRUNK_INLINE : shown;
@@ -338,11 +338,13 @@ static void md_matrix(const report_model *m, FILE *out)
                 continue;
             char types[64], bound[160];
             fprintf(out, "| %s | %s%s | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
-                         " | %s | %s |",
+                         " | %s | ",
                     op_table[c->key.op].name, report_cell_types(&c->key, types, sizeof types),
                     c->required ? "" : " (not required)", c->n.run, c->n.passed, c->n.failed,
-                    c->n.differs, c->n.skipped, report_cell_status_name(c->status),
-                    report_bound_text(c, bound, sizeof bound));
+                    c->n.differs, c->n.skipped, report_cell_status_name(c->status));
+            /* The bound may hold a backend's skip reason: outside text, escaped for a cell. */
+            md_text(out, report_bound_text(c, bound, sizeof bound));
+            fprintf(out, " |");
             if (baseline)
                 fprintf(out, " %s |", report_mark_name(c->mark));
             fputc('\n', out);
@@ -395,8 +397,8 @@ static void md_signature_detail(const report_model *m, const report_signature *s
     }
     md_explanation(s, out);
     fprintf(out, "\n\n```sh\n");
-    md_code_line(out, report_replay_command(s, buf, sizeof buf));
-    md_code_line(out, report_export_command(s, buf, sizeof buf));
+    report_emit(out, md_code_line, report_replay_command(s));
+    report_emit(out, md_code_line, report_export_command(s));
     fprintf(out, "```\n\n");
 }
 
@@ -609,10 +611,9 @@ static void summary_signatures(const report_model *m, const ranked *order, size_
                      "report (`dmlcheck report` without `--summary`) lists them all.\n",
                 left, left_cases);
     if (n) {
-        char buf[512];
         fprintf(out, "\nReplay the largest:\n\n```sh\n");
         for (size_t k = 0; k < n && k < SUMMARY_REPLAYS; k++)
-            md_code_line(out, report_replay_command(&m->signatures[order[k].index], buf, sizeof buf));
+            report_emit(out, md_code_line, report_replay_command(&m->signatures[order[k].index]));
         fprintf(out, "```\n");
     }
 }
@@ -641,7 +642,6 @@ static void summary_known_bugs(const report_model *m, FILE *out)
             cases += s->count;
             largest = s->count > m->signatures[largest].count ? k : largest;
         }
-        char buf[512];
         if (reasons == 1)
             fprintf(out, "\n## Known bugs\n\nOne row per expectation (`--expectations`) that "
                          "named a signature of this run.\n\n| Known bug | Signatures | Cases | "
@@ -649,7 +649,7 @@ static void summary_known_bugs(const report_model *m, FILE *out)
         fprintf(out, "| ");
         md_text(out, reason);
         fprintf(out, " | %zu | %" PRIu64 " | `", count, cases);
-        md_text(out, report_replay_command(&m->signatures[largest], buf, sizeof buf));
+        report_emit(out, md_text, report_replay_command(&m->signatures[largest]));
         fprintf(out, "` |\n");
     }
 }

@@ -269,10 +269,10 @@ const report_signature *report_family_signature(const report_model *m, const fam
 const char *report_family_status(const report_model *m, const family *f);
 /* "dmlcheck export --family N --db FILE [--run ID | --all] > family-N.json" for family index
  * i (0-based) of the report's selection, quoted for the shell. */
-const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size);
+char *report_family_export_command(const report_model *m, size_t i);
 /* "dmlcheck exec --backend B family-N.json": the family's exported shrunk case run on the
  * backend of its signature s, quoted for the shell. */
-const char *report_family_exec_command(const report_signature *s, size_t i, char *buf, size_t size);
+char *report_family_exec_command(const report_signature *s, size_t i);
 /* The rows both renderers print as tables: what each column says has one home here, how
  * a cell is escaped and laid out is the renderer's.  Cells are plain text. */
 #define REPORT_CELL_SIZE 512
@@ -374,9 +374,15 @@ const char *report_cell_types(const report_cell_key *k, char *buf, size_t size);
 const char *report_cell_id(const report_cell_key *k, char *buf, size_t size);
 /* "g2:7:49": the representative's case id, with the version of the generator that drew it. */
 const char *report_case_id(const report_signature *s, char *buf, size_t size);
-/* "dmlcheck replay gN:SEED:INDEX --backend X ..." and "dmlcheck export ... > case.json". */
-const char *report_replay_command(const report_signature *s, char *buf, size_t size);
-const char *report_export_command(const report_signature *s, char *buf, size_t size);
+/* "dmlcheck replay gN:SEED:INDEX --backend X ..." and "dmlcheck export ... > case.json".
+ * Every command here is allocated as long as it needs (no length cuts it: a command cut
+ * short replays something else), NULL when out of memory; report_emit prints and frees. */
+char *report_replay_command(const report_signature *s);
+char *report_export_command(const report_signature *s);
+/* A renderer's one escaping function for its format. */
+typedef void report_escape_fn(FILE *out, const char *text);
+/* Writes command (report_*_command's; NULL says memory ran out) through escape; frees it. */
+void report_emit(FILE *out, report_escape_fn *escape, char *command);
 /* "expected ..., got ..." of a signature's first differing element. */
 const char *report_first_difference(const report_signature *s, char *buf, size_t size);
 /* Writes s escaped for XML/HTML text and attribute values: & < > " ' escaped; control

@@ -125,26 +125,58 @@ unsigned report_nan_cells(const report_model *m, size_t i,
     return 5;
 }
 
-const char *report_family_export_command(const report_model *m, size_t i, char *buf, size_t size)
+/* A command's room: quoted, one byte of outside text takes at most 10 characters
+ * ($'\xHH' between a closed and a reopened quote). */
+static size_t quoted_room(const char *text)
 {
+    return text ? 10 * strlen(text) : 0;
+}
+
+/* A buffer of `size` bytes for a command; NULL when out of memory (the caller prints that). */
+static char *command_buffer(size_t size)
+{
+    char *buf = malloc(size);
+    if (buf)
+        buf[0] = 0;
+    return buf;
+}
+
+void report_emit(FILE *out, report_escape_fn *escape, char *command)
+{
+    escape(out, command ? command : "(out of memory writing the command)");
+    free(command);
+}
+
+char *report_family_export_command(const report_model *m, size_t i)
+{
+    const char *db = m->deterministic || !m->db_path ? "dmlcheck.sqlite" : m->db_path;
+    size_t size = 160 + quoted_room(db);
+    char *buf = command_buffer(size);
+    if (!buf)
+        return NULL;
     char selection[48];
     if (m->run_count == 1)
         snprintf(selection, sizeof selection, "--run %" PRId64, m->runs[0].id);
     else
         snprintf(selection, sizeof selection, "--all");
     snprintf(buf, size, "dmlcheck export --family %zu %s --db", i + 1, selection);
-    replay_append_arg(buf, size, m->deterministic || !m->db_path ? "dmlcheck.sqlite" : m->db_path);
+    replay_append_arg(buf, size, db);
     size_t used = strlen(buf);
     snprintf(buf + used, size - used, " > family-%zu.json", i + 1);
     return buf;
 }
 
-const char *report_family_exec_command(const report_signature *s, size_t i, char *buf, size_t size)
+char *report_family_exec_command(const report_signature *s, size_t i)
 {
+    const char *backend = s && s->backend[0] ? s->backend : "reference";
+    size_t size = 96 + quoted_room(backend);
+    char *buf = command_buffer(size);
+    if (!buf)
+        return NULL;
     char file[40];
     snprintf(file, sizeof file, "family-%zu.json", i + 1);
     snprintf(buf, size, "dmlcheck exec --backend");
-    replay_append_arg(buf, size, s && s->backend[0] ? s->backend : "reference");
+    replay_append_arg(buf, size, backend);
     replay_append_arg(buf, size, file);
     return buf;
 }
@@ -185,9 +217,14 @@ const char *report_case_id(const report_signature *s, char *buf, size_t size)
     return gen_format_case_id(&id, buf, size);
 }
 
-const char *report_replay_command(const report_signature *s, char *buf, size_t size)
+char *report_replay_command(const report_signature *s)
 {
     static const char prefix[] = "dmlcheck replay ";
+    size_t size = 64 + GEN_CASE_ID_SIZE + quoted_room(s->replay) + quoted_room(s->backend)
+                  + strlen(s->gen_args);
+    char *buf = command_buffer(size);
+    if (!buf)
+        return NULL;
     char id[GEN_CASE_ID_SIZE], **words = NULL;
     size_t count = 0;
     snprintf(buf, size, "%s%s", prefix, report_case_id(s, id, sizeof id));
@@ -209,8 +246,12 @@ const char *report_replay_command(const report_signature *s, char *buf, size_t s
     return buf;
 }
 
-const char *report_export_command(const report_signature *s, char *buf, size_t size)
+char *report_export_command(const report_signature *s)
 {
+    size_t size = 64 + GEN_CASE_ID_SIZE + strlen(s->gen_args);
+    char *buf = command_buffer(size);
+    if (!buf)
+        return NULL;
     char id[GEN_CASE_ID_SIZE];
     snprintf(buf, size, "dmlcheck export %s%s%s > case.json", report_case_id(s, id, sizeof id),
              s->gen_args[0] ? " " : "", s->gen_args);
@@ -252,6 +293,23 @@ static size_t utf8_char_length(const unsigned char *s)
     return len;
 }
 
+/* Whether the character at p (len bytes) is a control a terminal or viewer may obey: C0
+ * but newline, carriage return and tab, DEL, and C1 (U+0080 to U+009F).  No format needs
+ * one, and XML 1.0 forbids C0; each is written as the text \xHH, byte by byte. */
+static bool hostile_control(const unsigned char *p, size_t len)
+{
+    if (len == 1)
+        return (*p < 0x20 && *p != '\n' && *p != '\r' && *p != '\t') || *p == 0x7f;
+    return len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
+}
+
+/* Writes the control at p as \xHH text per byte; `backslash` is how the format spells \. */
+static void write_control(FILE *out, const unsigned char *p, size_t len, const char *backslash)
+{
+    for (size_t i = 0; i < len; i++)
+        fprintf(out, "%sx%02x", backslash, p[i]);
+}
+
 void report_xml_escape(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -260,6 +318,11 @@ void report_xml_escape(FILE *out, const char *s)
         if (!len) {
             fputs("&#xFFFD;", out);
             p++;
+            continue;
+        }
+        if (hostile_control(p, len)) {
+            write_control(out, p, len, "\\");
+            p += len;
             continue;
         }
         switch (*p) {
@@ -289,6 +352,8 @@ void report_md_escape(FILE *out, const char *s)
         }
         if (*p == '\n' || *p == '\r' || *p == '\t')
             fputc(' ', out);
+        else if (hostile_control(p, len))
+            write_control(out, p, len, "\\\\");
         else if (len == 1 && strchr("|\\`*_[]<>#~!", *p))
             fprintf(out, "\\%c", *p);
         else

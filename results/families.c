@@ -9,6 +9,7 @@
  * FAMILY_MIN_CASES cases gets no needs: two cases share too much by chance.
  */
 #include "families.h"
+#include "store.h"
 
 #include "op.h"
 
@@ -688,12 +689,8 @@ bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_
 {
     sqlite3 *db = NULL;
     *out = (family_list){ 0 };
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        err_set(err, "cannot open results database %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
+    if (!store_open_read_only_db(path, &db, err))
         return false;
-    }
-    sqlite3_busy_timeout(db, 10000); /* a run may be writing it */
     sqlite3_stmt *s = NULL;
     int64_t lo = run_id, hi = run_id;
     bool ok = sqlite3_prepare_v2(db, "SELECT min(id), max(id) FROM runs", -1, &s, NULL) == SQLITE_OK

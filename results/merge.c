@@ -52,6 +52,7 @@ typedef enum merge_stmt {
     M_DEVICE_MAP,
     M_SRC_RUNS,
     M_FIND_SHARD_SET,
+    M_SAME_RUN,
     M_RUN_COPY,
     M_RUN_JOIN,
     M_RUN_MAP,
@@ -109,6 +110,13 @@ static const char *const merge_sql[M_COUNT] = {
         " AND d.gen_version = s.gen_version AND d.gen_options IS s.gen_options"
         " AND d.claims IS s.claims AND d.dmlcheck_version = s.dmlcheck_version AND d.git_revision IS s.git_revision"
         " WHERE s.id = ?1 ORDER BY d.id LIMIT 1",
+    /* A run already written that src run ?1 is (the same database given twice, or a copy):
+     * two runs never share their start, elapsed time, host and command line. */
+    [M_SAME_RUN] =
+        "SELECT d.id FROM src.runs s JOIN main.runs d ON d.started_at IS s.started_at"
+        " AND d.elapsed_s IS s.elapsed_s AND d.seed = s.seed AND d.options IS s.options"
+        " AND d.command_line IS s.command_line AND d.host IS s.host AND d.backend = s.backend"
+        " AND d.cases_done = s.cases_done WHERE s.id = ?1 LIMIT 1",
     [M_RUN_COPY] =
         "INSERT INTO main.runs (" RUN_COLUMNS ") SELECT started_at, finished_at, elapsed_s, seed,"
         " options, command_line, git_revision, dmlcheck_version, host, backend,"
@@ -247,12 +255,36 @@ static bool with_ids(merger *m, merge_stmt q, int64_t a, int64_t b, const char *
 
 /* ---- Runs --------------------------------------------------------------------------- */
 
+/* Whether j is a shard list as run writes it: non-negative integers, strictly increasing.
+ * A list damaged by hand or by a tool is refused, not merged into nonsense. */
+static bool shard_list_sound(const json_t *j)
+{
+    if (!json_is_array(j) || !json_array_size(j))
+        return false;
+    json_int_t last = -1;
+    for (size_t i = 0; i < json_array_size(j); i++) {
+        const json_t *v = json_array_get(j, i);
+        if (!json_is_integer(v) || json_integer_value(v) <= last)
+            return false;
+        last = json_integer_value(v);
+    }
+    return true;
+}
+
+static bool shard_text_sound(const char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    bool sound = shard_list_sound(j);
+    json_decref(j);
+    return sound;
+}
+
 /* The union of two shard index lists (JSON arrays) as a sorted JSON array (malloc'd) into
- * *merged; false when they share an index (its number in *shared) or are not lists. */
+ * *merged; false when they share an index (its number in *shared) or are not sound lists. */
 static bool shard_union(const char *a, const char *b, char **merged, int64_t *shared, bool *a_lower)
 {
     json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL), *out = json_array();
-    bool ok = json_is_array(ja) && json_is_array(jb) && out;
+    bool ok = shard_list_sound(ja) && shard_list_sound(jb) && out;
     size_t i = 0, k = 0, na = ok ? json_array_size(ja) : 0, nb = ok ? json_array_size(jb) : 0;
     *a_lower = na && (!nb || json_integer_value(json_array_get(ja, 0))
                                  < json_integer_value(json_array_get(jb, 0)));
@@ -285,8 +317,9 @@ static bool join_shards(merger *m, int64_t src_id, const char *src_indices, int6
     bool src_lower = false;
     if (!shard_union(src_indices, dst_indices, &merged, &shared, &src_lower)) {
         if (shared < 0)
-            return err_set(m->err, "%s: run %" PRId64 ": unreadable shard list in its options",
-                           m->input, src_id);
+            return err_set(m->err, "%s: run %" PRId64 ": its options' shard list is damaged (not "
+                           "a list of increasing non-negative integers): %s", m->input, src_id,
+                           src_indices);
         return err_set(m->err, "%s: run %" PRId64 " holds shard %" PRId64 " of a run whose shard %"
                        PRId64 " is already merged (from an earlier input or run): its cases would "
                        "count twice; merge each shard once", m->input, src_id, shared, shared);
@@ -314,6 +347,23 @@ static bool note_origin(merger *m)
     return done(m, st, "noting a run's input");
 }
 
+/* False with err when src run src_id is already in the output (M_SAME_RUN). */
+static bool run_is_new(merger *m, int64_t src_id)
+{
+    sqlite3_stmt *st = stmt(m, M_SAME_RUN);
+    if (!st)
+        return false;
+    sqlite3_bind_int64(st, 1, src_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return true;
+    if (rc != SQLITE_ROW)
+        return sql_failed(m, "looking for the run among those merged");
+    return err_set(m->err, "%s: run %" PRId64 " is already merged (the same run from an earlier "
+                   "input: the same database given twice, or a copy of it): its cases would count "
+                   "twice; merge each database once", m->input, src_id);
+}
+
 /* Copies or joins every run of src; fills temp.merge_run_map. */
 static bool merge_runs(merger *m)
 {
@@ -325,6 +375,13 @@ static bool merge_runs(merger *m)
         m->runs_read++;
         char *src_indices = sqlite3_column_type(runs, 1) == SQLITE_NULL ? NULL
                             : strdup((const char *)sqlite3_column_text(runs, 1));
+        if (src_indices && !shard_text_sound(src_indices)) {
+            ok = err_set(m->err, "%s: run %" PRId64 ": its options' shard list is damaged (not a "
+                         "list of increasing non-negative integers): %s", m->input, src_id,
+                         src_indices);
+            free(src_indices);
+            break;
+        }
         sqlite3_stmt *find = src_indices ? stmt(m, M_FIND_SHARD_SET) : NULL;
         int found = SQLITE_DONE;
         if (find) {
@@ -339,6 +396,8 @@ static bool merge_runs(merger *m)
             free(dst_indices);
         } else if (found != SQLITE_DONE) {
             ok = sql_failed(m, "looking for a run's other shards");
+        } else if (!run_is_new(m, src_id)) {
+            ok = false;
         } else {
             sqlite3_stmt *copy = stmt(m, M_RUN_COPY);
             if (copy)
@@ -447,23 +506,10 @@ static bool copy_cases(merger *m)
     return done(m, st, "copying the results");
 }
 
-/* "file:PATH?mode=ro" with PATH's URI specials escaped, so ATTACH never writes the input. */
-static char *read_only_uri(const char *path)
-{
-    char *uri = malloc(strlen(path) * 3 + 16), *p = uri;
-    if (!uri)
-        return NULL;
-    p += sprintf(p, "file:");
-    for (const char *s = path; *s; s++)
-        p += strchr("%?#", *s) ? sprintf(p, "%%%02X", (unsigned char)*s) : sprintf(p, "%c", *s);
-    strcpy(p, "?mode=ro");
-    return uri;
-}
-
 /* Merges the database at `readable` (an input, or its migrated copy) into the output. */
 static bool merge_one(merger *m, const char *readable)
 {
-    char *uri = read_only_uri(readable);
+    char *uri = store_read_uri(readable); /* read-only, so ATTACH never writes the input */
     if (!uri)
         return err_set(m->err, "out of memory");
     sqlite3_stmt *attach = stmt(m, M_ATTACH);
@@ -505,6 +551,21 @@ static bool merge_input(merger *m, const char *path, const char *copy_path)
 
 /* ---- Output ------------------------------------------------------------------------- */
 
+/* No file is given twice, under one name or two (a link): its cases would count twice. */
+static bool inputs_distinct(const char *const *inputs, size_t count, dmlc_error *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct stat a, b;
+        if (stat(inputs[i], &a) != 0)
+            continue; /* the input's own check says what is wrong with it */
+        for (size_t k = 0; k < i; k++)
+            if (stat(inputs[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return err_set(err, "%s and %s are the same database file: its cases would count "
+                               "twice; give each database once", inputs[k], inputs[i]);
+    }
+    return true;
+}
+
 /* OUT may be written when it does not exist, is empty, or replace is set; never when it is
  * one of the inputs. */
 static bool output_allowed(const char *out, const char *const *inputs, size_t count, bool replace,
@@ -533,10 +594,12 @@ static void note_missing_shards(merger *m, FILE *notes)
             " WHERE json_array_length(options, '$.shard.indices') < json_extract(options, '$.shard.count')",
             -1, &st, NULL) != SQLITE_OK)
         return;
+    char seed[96]; /* an input's text: shown on a terminal as text */
     while (sqlite3_step(st) == SQLITE_ROW)
         fprintf(notes, "dmlcheck merge: note: run %" PRId64 " (seed %s) holds %" PRId64 " of its %"
                 PRId64 " shards; its report covers those shards' cases only\n",
-                (int64_t)sqlite3_column_int64(st, 0), text_of(st, 1),
+                (int64_t)sqlite3_column_int64(st, 0),
+                err_printable(text_of(st, 1) ? text_of(st, 1) : "", false, seed, sizeof seed),
                 (int64_t)sqlite3_column_int64(st, 3), (int64_t)sqlite3_column_int64(st, 2));
     sqlite3_finalize(st);
 }
@@ -574,21 +637,39 @@ static bool merge_into(merger *m, const char *const *inputs, size_t count, const
 
 static const merge_rules default_rules;
 
-bool merge_databases(const char *const *inputs, size_t count, const char *out_path, bool replace,
-                     FILE *notes, merge_summary *summary, dmlc_error *err)
+/* SQLite's progress callback: a raised stop flag interrupts the statement running. */
+static int stop_raised(void *flag)
 {
-    return merge_databases_checked(inputs, count, out_path, replace, &default_rules, notes,
+    const volatile sig_atomic_t *stop = flag;
+    return *stop != 0;
+}
+
+/* The mode a new file gets from open(2) (0666 less the umask), as run's databases have:
+ * mkstemp makes 0600. */
+static void give_usual_mode(int fd)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+}
+
+bool merge_databases(const char *const *inputs, size_t count, const char *out_path, bool replace,
+                     FILE *notes, const volatile sig_atomic_t *stop, merge_summary *summary,
+                     dmlc_error *err)
+{
+    return merge_databases_checked(inputs, count, out_path, replace, &default_rules, notes, stop,
                                    summary, err);
 }
 
 bool merge_databases_checked(const char *const *inputs, size_t count, const char *out_path,
                              bool replace, const merge_rules *rules, FILE *notes,
-                             merge_summary *summary, dmlc_error *err)
+                             const volatile sig_atomic_t *stop, merge_summary *summary,
+                             dmlc_error *err)
 {
     memset(summary, 0, sizeof *summary);
     if (!count)
         return err_set(err, "no input databases");
-    if (!output_allowed(out_path, inputs, count, replace, err))
+    if (!inputs_distinct(inputs, count, err) || !output_allowed(out_path, inputs, count, replace, err))
         return false;
     char temp[4200];
     if ((size_t)snprintf(temp, sizeof temp, "%s.merging-XXXXXX", out_path) >= sizeof temp - 16)
@@ -596,9 +677,12 @@ bool merge_databases_checked(const char *const *inputs, size_t count, const char
     int fd = mkstemp(temp);
     if (fd < 0)
         return err_set(err, "cannot create a file beside %s: %s", out_path, strerror(errno));
+    give_usual_mode(fd);
     close(fd);
     store *out = store_open(temp, err);
     merger m = { .db = out ? store_connection(out) : NULL, .rules = rules, .err = err };
+    if (m.db && stop) /* a stop interrupts SQLite within a few thousand steps */
+        sqlite3_progress_handler(m.db, 1000, stop_raised, (void *)(uintptr_t)stop);
     bool ok = out && merge_into(&m, inputs, count, temp, notes, summary);
     for (int q = 0; q < M_COUNT; q++)
         sqlite3_finalize(m.stmt[q]);
@@ -611,6 +695,8 @@ bool merge_databases_checked(const char *const *inputs, size_t count, const char
     }
     if (!ok)
         store_remove_files(temp);
+    if (!ok && stop && *stop)
+        err_set(err, "stopped by a signal; %s is as it was and no temporary file is left", out_path);
     return ok;
 }
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -30,10 +31,14 @@ typedef struct merge_summary {
  * is set.  The output is written to a temporary file beside out_path and renamed over it
  * only when everything was merged: on any error out_path is left as it was, and no input
  * is ever changed (an older schema version is migrated in a temporary copy).  Notes (a
- * shard set that misses shards) go to `notes`.  False with err naming the file and what is
+ * shard set that misses shards) go to `notes`.  A raised *stop (SIGINT/SIGTERM; may be NULL)
+ * interrupts the merge: false, out_path as it was, the temporary files removed.  An input
+ * given twice (under one name or another) or a copy of an input's run is refused: its cases
+ * would count twice.  False with err naming the file and what is
  * wrong. */
 bool merge_databases(const char *const *inputs, size_t count, const char *out_path, bool replace,
-                     FILE *notes, merge_summary *summary, dmlc_error *err);
+                     FILE *notes, const volatile sig_atomic_t *stop, merge_summary *summary,
+                     dmlc_error *err);
 
 /* What a merge accepts beyond intact inputs (merge_sets.c).  By default an output holding
  * more than one shard run where some set is partial (shards of different seeds, builds,
@@ -48,7 +53,8 @@ typedef struct merge_rules {
 /* merge_databases under rules (merge_databases: the defaults, all zero). */
 bool merge_databases_checked(const char *const *inputs, size_t count, const char *out_path,
                              bool replace, const merge_rules *rules, FILE *notes,
-                             merge_summary *summary, dmlc_error *err);
+                             const volatile sig_atomic_t *stop, merge_summary *summary,
+                             dmlc_error *err);
 
 /* merge_sets.c: rules checked on the output's connection, with merge.c's temp tables. */
 struct sqlite3;

@@ -23,6 +23,14 @@
 #include <unistd.h>
 
 #include "case_id.h"
+
+/* How long a write waits for another writer's lock before it fails. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+#define STORE_BUSY_TIMEOUT_TEXT "10 s"
+/* How often a waiting writer tries again, and how long a run leaves the lock free after
+ * each batch it commits: longer than one try, so a waiting run gets its turn. */
+#define STORE_BUSY_POLL_MS 1
+#define STORE_COMMIT_YIELD_MS 3
 #include "clock.h"
 
 /* Generated from results/schema.sql by the build (meson custom_target). */
@@ -96,6 +104,7 @@ struct store {
     bool in_batch;
     double seconds; /* wall time spent in SQLite calls */
     char *path;
+    double busy_since; /* when the wait for another writer's lock began (busy_poll) */
 };
 
 /* One migration step: brings a database at version `from` to `from + 1`.  Version 0 is a
@@ -138,9 +147,37 @@ static const migration migrations[] = {
     { 0, NULL }, /* sentinel */
 };
 
+/* What a lock held past the busy timeout means, said where SQLite says only "database is
+ * locked": another writer (another dmlcheck run or merge on the same file) held it. */
+static const char *lock_hint(store *s)
+{
+    int code = sqlite3_errcode(s->db) & 0xff;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED
+        ? " (another process, most likely another dmlcheck run or merge on this database, held "
+          "its write lock for more than " STORE_BUSY_TIMEOUT_TEXT "; what this run recorded before "
+          "is kept: wait for the other to finish, or give each run its own --db and merge them)"
+        : "";
+}
+
+/* The busy handler of a writing connection.  SQLite's own backs off to 100 ms sleeps, while
+ * a run commits a batch and begins the next at once: a second run (or a merge) waiting for
+ * the lock would find it taken at each try and give up after the whole timeout, although
+ * the lock was free a moment every second.  Trying every millisecond, against the pause
+ * store_batch_commit leaves, lets concurrent runs take turns. */
+static int busy_poll(void *ctx, int tries)
+{
+    store *s = ctx;
+    if (tries == 0)
+        s->busy_since = clock_ms();
+    if (clock_ms() - s->busy_since >= STORE_BUSY_TIMEOUT_MS)
+        return 0;
+    nanosleep(&(struct timespec){ .tv_nsec = STORE_BUSY_POLL_MS * 1000000L }, NULL);
+    return 1;
+}
+
 static bool sql_fail(store *s, dmlc_error *err, const char *what)
 {
-    return err_set(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return err_set(err, "%s: %s: %s%s", s->path, what, sqlite3_errmsg(s->db), lock_hint(s));
 }
 
 static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *err)
@@ -148,7 +185,7 @@ static bool exec_sql(store *s, const char *sql, const char *what, dmlc_error *er
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
         return true;
-    err_set(err, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errmsg(s->db));
+    err_set(err, "%s: %s: %s%s", s->path, what, msg ? msg : sqlite3_errmsg(s->db), lock_hint(s));
     sqlite3_free(msg);
     return false;
 }
@@ -331,7 +368,7 @@ store *store_open(const char *path, dmlc_error *err)
         store_close(s);
         return NULL;
     }
-    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_busy_handler(s->db, busy_poll, s);
     if (!bring_schema_up(s, err)) {
         store_close(s);
         return NULL;
@@ -544,7 +581,11 @@ bool store_batch_commit(store *s, dmlc_error *err)
     if (!s->in_batch)
         return true;
     s->in_batch = false;
-    return run_plain(s, STMT_COMMIT, "committing a batch", err);
+    if (!run_plain(s, STMT_COMMIT, "committing a batch", err))
+        return false;
+    /* The lock stays free a moment before this run's next batch takes it (busy_poll). */
+    nanosleep(&(struct timespec){ .tv_nsec = STORE_COMMIT_YIELD_MS * 1000000L }, NULL);
+    return true;
 }
 
 /* ---- Cases, results, signatures ----------------------------------------------------- */
@@ -794,11 +835,7 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
     store s = { .path = strdup(path) };
     int version = 0;
     bool ok = s.path != NULL || err_set(err, "out of memory opening %s", path);
-    if (ok && sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        ok = err_set(err, "cannot open results database %s: %s", path,
-                     s.db ? sqlite3_errmsg(s.db) : "out of memory");
-    if (ok)
-        sqlite3_busy_timeout(s.db, 10000); /* a run may be writing it right now */
+    ok = ok && store_open_read_only_db(path, &s.db, err);
     ok = ok && read_user_version(&s, &version, err);
     if (ok && version > STORE_SCHEMA_VERSION)
         ok = err_set(err, "%s has results schema version %d, newer than the version %d this "
@@ -814,6 +851,66 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
 
 /* ---- Reading another database (merge) ---------------------------------------------- */
 
+/* Whether path must be read as immutable: a WAL database (header bytes 18 and 19 are 2)
+ * with no -wal file, or an empty one (cleanly closed: nothing uncommitted, nobody writing through WAL) whose
+ * -shm file SQLite can neither create nor write (a read-only mount, another user's folder).
+ * SQLite's read-only open needs that file, and fails as if the database were not one. */
+static bool needs_immutable(const char *path)
+{
+    unsigned char header[20];
+    FILE *f = fopen(path, "rb");
+    bool wal = f && fread(header, 1, sizeof header, f) == sizeof header && header[18] == 2
+               && header[19] == 2;
+    if (f)
+        fclose(f);
+    char side[4200], folder[4200];
+    struct stat st;
+    if (!wal || (size_t)snprintf(side, sizeof side, "%s-wal", path) >= sizeof side
+        || (stat(side, &st) == 0 && st.st_size > 0))
+        return false;
+    snprintf(side, sizeof side, "%s-shm", path);
+    if (access(side, F_OK) == 0)
+        return access(side, W_OK) != 0;
+    snprintf(folder, sizeof folder, "%s", path);
+    char *slash = strrchr(folder, '/');
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else
+        slash[slash == folder] = 0;
+    return access(folder, W_OK) != 0;
+}
+
+char *store_read_uri(const char *path)
+{
+    char *uri = malloc(strlen(path) * 3 + 16), *p = uri;
+    if (!uri)
+        return NULL;
+    p += sprintf(p, "file:");
+    for (const char *c = path; *c; c++)
+        p += strchr("%?#", *c) ? sprintf(p, "%%%02X", (unsigned char)*c) : sprintf(p, "%c", *c);
+    strcpy(p, needs_immutable(path) ? "?immutable=1" : "?mode=ro");
+    return uri;
+}
+
+bool store_open_read_only_db(const char *path, sqlite3 **db, dmlc_error *err)
+{
+    *db = NULL;
+    char *uri = store_read_uri(path);
+    if (!uri)
+        return err_set(err, "out of memory opening %s", path);
+    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        err_set(err, "cannot open results database %s: %s", path,
+                *db ? sqlite3_errmsg(*db) : "out of memory");
+        sqlite3_close(*db);
+        *db = NULL;
+        return false;
+    }
+    sqlite3_busy_timeout(*db, 10000); /* a run may be writing it right now */
+    return true;
+}
+
 /* Opens path read-only after checking it exists (SQLite's "unable to open" names no reason). */
 static bool open_read_only(store *s, const char *path, dmlc_error *err)
 {
@@ -824,11 +921,7 @@ static bool open_read_only(store *s, const char *path, dmlc_error *err)
         return err_set(err, "%s is not a file", path);
     if (!(s->path = strdup(path)))
         return err_set(err, "out of memory opening %s", path);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        return err_set(err, "cannot open results database %s: %s", path,
-                       s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    sqlite3_busy_timeout(s->db, 10000); /* a run may be writing it right now */
-    return true;
+    return store_open_read_only_db(path, &s->db, err);
 }
 
 /* The checks of store_check_readable on an open connection. */

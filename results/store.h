@@ -159,6 +159,15 @@ bool store_check_readable(const char *path, int *version, dmlc_error *err);
  * read. */
 bool store_copy_migrated(const char *path, const char *copy_path, dmlc_error *err);
 
+/* Opens path read-only into *db (busy timeout set): the normal way, or as immutable when it
+ * is a cleanly closed WAL database whose -shm file cannot be made (a read-only mount); SQLite
+ * would otherwise fail as if it were no database.  False with err (then *db is NULL). */
+struct sqlite3;
+bool store_open_read_only_db(const char *path, struct sqlite3 **db, dmlc_error *err);
+/* The URI the same open uses ("file:PATH?mode=ro" or "?immutable=1", PATH's URI specials
+ * escaped), for ATTACH; malloc'd, NULL when out of memory. */
+char *store_read_uri(const char *path);
+
 /* Deletes a results database with its WAL and shared-memory files (absent ones are fine). */
 void store_remove_files(const char *path);
 

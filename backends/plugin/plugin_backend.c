@@ -28,7 +28,7 @@ struct backend {
     void *library;
     const dmlcheck_plugin *api;
     void *context;
-    char path[512];
+    char path[4096];                    /* PATH_MAX: a library anywhere a file can be */
     bool linked;                        /* a table linked into dmlcheck: path is its label */
     char *args_text;                    /* owns the strings args[] points into */
     const char *args[MAX_PLUGIN_ARGS + 1];
@@ -60,9 +60,12 @@ static bool split_args(backend *b, const char *text, bool with_path, const char 
     char *save = NULL, *word = strtok_r(b->args_text, ",", &save);
     size_t n = 0;
     if (with_path) {
-        if (!word || strlen(word) >= sizeof b->path)
+        if (!word)
             return err_set(err, "plugin: '%s' names no library (--backend plugin:PATH[,key=value...])",
                            text);
+        if (strlen(word) >= sizeof b->path)
+            return err_set(err, "plugin: the library's path is %zu bytes, longer than a path can "
+                           "be (%zu)", strlen(word), sizeof b->path - 1);
         snprintf(b->path, sizeof b->path, "%s", word);
         word = strtok_r(NULL, ",", &save);
     }

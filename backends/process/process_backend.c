@@ -38,6 +38,7 @@
 #include "casefile.h"
 #include "clock.h"
 #include "dtype.h"
+#include "proc_tree.h"
 
 #define PROTOCOL_VERSION 1
 #define FRAME_MAGIC "DMLP"
@@ -83,31 +84,40 @@ struct backend {
 
 /* ---- Time and plain I/O with a deadline ---------------------------------------------- */
 
-/* Waits for `events` on fd until the deadline: 1 ready, 0 timed out, -1 failed. */
-static int wait_fd(int fd, short events, double deadline)
+/* How often a wait looks whether the child is still alive: a grandchild that keeps the
+ * socket open must not turn the child's death into a hang. */
+#define CHILD_WATCH_MS 50
+
+/* Waits for `events` on fd until the deadline: 1 ready, 0 timed out, -1 failed or the child
+ * (pid > 0) ended with nothing left to read. */
+static int wait_fd(int fd, short events, double deadline, pid_t child)
 {
     for (;;) {
         double left = deadline - clock_ms();
         if (left <= 0)
             return 0;
         struct pollfd p = { .fd = fd, .events = events };
-        int r = poll(&p, 1, (int)left + 1);
+        int r = poll(&p, 1, child > 0 && left > CHILD_WATCH_MS ? CHILD_WATCH_MS : (int)left + 1);
         if (r < 0 && errno == EINTR)
             continue;
-        return r < 0 ? -1 : r > 0 ? 1 : 0;
+        if (r != 0)
+            return r < 0 ? -1 : 1;
+        if (child > 0 && proc_ended(child)) /* what it wrote before it ended comes first */
+            return poll(&p, 1, 0) > 0 ? 1 : -1;
     }
 }
 
 /* Moves n bytes through the socket, sending (POLLOUT) or receiving (POLLIN), waiting for
  * it until deadline: 1 done, 0 timed out, -1 the child is gone (end of file or error). */
-static int transfer_by(int fd, uint8_t *p, size_t n, short direction, double deadline)
+static int transfer_by(int fd, uint8_t *p, size_t n, short direction, double deadline,
+                       pid_t child)
 {
     while (n) {
         ssize_t k = direction == POLLOUT ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(fd, direction, deadline);
+            int w = wait_fd(fd, direction, deadline, child);
             if (w <= 0)
                 return w;
             continue;
@@ -120,15 +130,15 @@ static int transfer_by(int fd, uint8_t *p, size_t n, short direction, double dea
     return 1;
 }
 
-static int send_by(int fd, const void *data, size_t n, double deadline)
+static int send_by(const backend *b, const void *data, size_t n, double deadline)
 {
     /* send() only reads the bytes: the cast lets one loop serve both directions. */
-    return transfer_by(fd, (uint8_t *)(uintptr_t)data, n, POLLOUT, deadline);
+    return transfer_by(b->fd, (uint8_t *)(uintptr_t)data, n, POLLOUT, deadline, b->pid);
 }
 
-static int recv_by(int fd, void *dst, size_t n, double deadline)
+static int recv_by(const backend *b, void *dst, size_t n, double deadline)
 {
-    return transfer_by(fd, dst, n, POLLIN, deadline);
+    return transfer_by(b->fd, dst, n, POLLIN, deadline, b->pid);
 }
 
 static bool grow(backend *b, size_t n)
@@ -249,6 +259,9 @@ static bool spawn(backend *b, dmlc_error *err)
         return err_set(err, "cannot run %s: %s", b->argv[0], strerror(e));
     }
     setpgid(pid, pid); /* as the child does: whichever runs first, the group exists */
+    /* A grandchild that leaves the child's group (setsid) is ours once the child is gone,
+     * and end_child kills it. */
+    proc_adopt_orphans();
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     b->pid = pid;
     b->fd = sv[0];
@@ -290,6 +303,7 @@ static bool end_child(backend *b, unsigned grace_ms, char *how, size_t size)
         describe_status(status, how, size);
     }
     b->pid = -1;
+    proc_kill_children(0); /* what it started outside its group, orphaned now */
     return r > 0;
 }
 
@@ -329,11 +343,11 @@ static bool frame_send(backend *b, uint32_t kind, json_t *j, const void *bin, ui
     put_u32(header + 8, (uint32_t)len);
     put_u32(header + 12, 0);
     put_u64(header + 16, bin_len);
-    int r = send_by(b->fd, header, sizeof header, deadline);
+    int r = send_by(b, header, sizeof header, deadline);
     if (r > 0)
-        r = send_by(b->fd, text, len, deadline);
+        r = send_by(b, text, len, deadline);
     if (r > 0 && bin_len)
-        r = send_by(b->fd, bin, bin_len, deadline);
+        r = send_by(b, bin, bin_len, deadline);
     free(text);
     if (r == 0) {
         b->fault = CHILD_HUNG;
@@ -372,7 +386,7 @@ static bool frame_recv(backend *b, frame *f, double deadline, dmlc_error *err)
 {
     uint8_t h[FRAME_HEADER_BYTES];
     f->json = NULL;
-    int r = recv_by(b->fd, h, sizeof h, deadline);
+    int r = recv_by(b, h, sizeof h, deadline);
     if (r <= 0)
         return read_failed(b, r, "reply", err);
     if (memcmp(h, FRAME_MAGIC, 4))
@@ -387,7 +401,7 @@ static bool frame_recv(backend *b, frame *f, double deadline, dmlc_error *err)
     char *text = malloc(json_len + 1u);
     if (!text)
         return err_set(err, "out of memory for a reply");
-    r = recv_by(b->fd, text, json_len, deadline);
+    r = recv_by(b, text, json_len, deadline);
     json_error_t jerr;
     if (r > 0 && !(f->json = json_loadb(text, json_len, 0, &jerr)))
         err_set(err, "garbage: the reply's JSON does not parse: %s", jerr.text);
@@ -403,7 +417,7 @@ static bool skip_binary(backend *b, uint64_t n, double deadline, dmlc_error *err
     uint8_t sink[4096];
     while (n) {
         size_t k = n < sizeof sink ? (size_t)n : sizeof sink;
-        int r = recv_by(b->fd, sink, k, deadline);
+        int r = recv_by(b, sink, k, deadline);
         if (r <= 0)
             return read_failed(b, r, "reply's buffers", err);
         n -= k;
@@ -641,7 +655,7 @@ static bool take_outputs(backend *b, const dml_case *c, const frame *f, case_out
                        f->bin_len, o_bytes + i_bytes, o_bytes, i_bytes);
     if (!grow(b, f->bin_len ? f->bin_len : 1))
         return err_set(err, "out of memory for the reply's buffers");
-    int r = recv_by(b->fd, b->scratch, f->bin_len, deadline);
+    int r = recv_by(b, b->scratch, f->bin_len, deadline);
     if (r <= 0)
         return read_failed(b, r, "reply's buffers", err);
     copy_elements(&c->output, out->output, false, b->scratch, b->caps.packed);

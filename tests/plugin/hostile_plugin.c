@@ -4,12 +4,22 @@
  * besides the reference plug-in's own:
  *   write_past=N    after a right answer, writes N (1 to 64) bytes past the output's end
  *   write_before=N  ... or N bytes before its start
- *   batch=crash     execute_batch crashes on a batch of more than one case; a batch of one
+ *   batch=crash     execute_batch crashes (SIGKILL) on a batch of more than one case; a batch of one
  *                   (the worker's one-by-one re-run) runs right: a death that does not recur
  *   batch=hang      ... or hangs
  *   unterminated=open|info|create|execute
  *                   that call fills its message buffer (info: every field) to the last byte
  *                   with no NUL; open, create and execute then fail
+ *   hang=open|close that call never returns
+ *   closefds=execute|close
+ *                   that call closes every descriptor above stderr, then never returns
+ *   scribble=1      execute writes bytes that are no answer to every descriptor above stderr
+ *                   (the worker's pipe among them), then answers right
+ *   fork=linger     execute forks a child that sleeps for an hour, holding whatever the
+ *                   worker holds; fork=setsid: ... in a session of its own (out of the
+ *                   worker's process group); fork=return: the child returns from execute too,
+ *                   a second worker; fork=crash: fork=setsid, then the worker crashes
+ *   marker=PATH     close creates PATH first (a test knows when the close began)
  * Built twice: with HOSTILE_PLUGIN_BATCHES it has execute_batch, so the worker batches it.
  *
  * The reference plug-in is compiled into this file, its entry renamed, so the hostile layer
@@ -19,7 +29,10 @@
 #include "reference_plugin.c"
 #undef dmlcheck_plugin_entry
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #define HOSTILE_MAX_ARGS 64
 /* The harness's guard bands are 64 bytes: writing further would corrupt the heap itself. */
@@ -31,7 +44,49 @@ typedef struct hostile_context {
     unsigned long write_past, write_before;
     bool batch_crash, batch_hang;
     char unterminated[16];       /* the call whose message has no NUL, or "" */
+    char hang[16], closefds[16]; /* the call that never returns (closing descriptors first) */
+    char fork_mode[16];          /* linger, setsid, return, crash or "" */
+    bool scribble, forked;
+    char marker[512];
 } hostile_context;
+
+/* Sleeps for good (a hang the harness must end). */
+static void hang_forever(void)
+{
+    for (;;)
+        pause();
+}
+
+/* Closes every descriptor above stderr, the worker's pipes among them. */
+static void close_descriptors(void)
+{
+    for (int fd = 3; fd < 4096; fd++)
+        close(fd);
+}
+
+/* Writes what is no answer to every descriptor above stderr that takes it. */
+static void scribble_descriptors(void)
+{
+    static const char junk[] = "hostile plug-in bytes, not an answer\n";
+    for (int fd = 3; fd < 4096; fd++)
+        if (fcntl(fd, F_GETFD) >= 0 && write(fd, junk, sizeof junk - 1) < 0)
+            continue;
+}
+
+/* fork=...: a child that outlives its case, or returns into the worker (fork_mode=return). */
+static void fork_child(hostile_context *ctx, const char *mode)
+{
+    if (!strcmp(mode, "return") && ctx->forked)
+        return; /* once: a copy that returns forks again on its next case, a fork bomb */
+    ctx->forked = true;
+    pid_t pid = fork();
+    if (pid != 0 || !strcmp(mode, "return"))
+        return;
+    if (strcmp(mode, "linger"))
+        setsid();
+    sleep(3600);
+    _exit(0);
+}
 
 /* Fills a message buffer to its last byte, leaving no NUL. */
 static void fill_unterminated(char *buffer, size_t size)
@@ -59,6 +114,18 @@ static bool hostile_arg(hostile_context *ctx, const char *arg, bool *bad)
         ctx->batch_crash = !strcmp(value, "crash");
         ctx->batch_hang = !strcmp(value, "hang");
         *bad = !ctx->batch_crash && !ctx->batch_hang;
+    } else if (!strncmp(arg, "hang=", 5) || !strncmp(arg, "closefds=", 9)) {
+        char *field = arg[0] == 'h' ? ctx->hang : ctx->closefds;
+        snprintf(field, sizeof ctx->hang, "%s", value);
+        *bad = strcmp(value, arg[0] == 'h' ? "open" : "execute") && strcmp(value, "close");
+    } else if (!strncmp(arg, "fork=", 5)) {
+        snprintf(ctx->fork_mode, sizeof ctx->fork_mode, "%s", value);
+        *bad = strcmp(value, "linger") && strcmp(value, "setsid") && strcmp(value, "return")
+            && strcmp(value, "crash");
+    } else if (!strcmp(arg, "scribble=1")) {
+        ctx->scribble = true;
+    } else if (!strncmp(arg, "marker=", 7)) {
+        snprintf(ctx->marker, sizeof ctx->marker, "%s", value);
     } else if (!strncmp(arg, "unterminated=", 13)) {
         snprintf(ctx->unterminated, sizeof ctx->unterminated, "%s", value);
         *bad = strcmp(value, "open") && strcmp(value, "info") && strcmp(value, "create")
@@ -83,6 +150,8 @@ static dmlcheck_status hostile_open(const char *const *args, void **context, cha
         if (!hostile_arg(ctx, args[i], &bad) && n < HOSTILE_MAX_ARGS)
             rest[n++] = args[i];
     rest[n] = NULL;
+    if (!bad && !strcmp(ctx->hang, "open"))
+        hang_forever();
     dmlcheck_status s = bad ? say(message, size, DMLCHECK_ERROR, "bad hostile argument (see "
                                   "tests/plugin/hostile_plugin.c)")
         : !strcmp(ctx->unterminated, "open") ? (fill_unterminated(message, size), DMLCHECK_ERROR)
@@ -134,6 +203,16 @@ static dmlcheck_status hostile_execute(void *context, void *op, const dmlcheck_b
         fill_unterminated(message, size);
         return DMLCHECK_ERROR;
     }
+    if (!strcmp(ctx->closefds, "execute")) {
+        close_descriptors();
+        hang_forever();
+    }
+    if (ctx->fork_mode[0])
+        fork_child(ctx, ctx->fork_mode);
+    if (!strcmp(ctx->fork_mode, "crash"))
+        raise(SIGKILL); /* not SIGSEGV: ASan's handler can report past a short case limit */
+    if (ctx->scribble)
+        scribble_descriptors();
     dmlcheck_status s = ctx->healthy->execute(ctx->inner, op, b, message, size);
     uint8_t *output = b->output;
     if (ctx->write_past)
@@ -149,7 +228,7 @@ static dmlcheck_status hostile_execute_batch(void *context, dmlcheck_batch_entry
 {
     const hostile_context *ctx = context;
     if (ctx->batch_crash && count > 1)
-        raise(SIGSEGV);
+        raise(SIGKILL); /* not SIGSEGV: ASan's handler can report past a short case limit */
     while (ctx->batch_hang && count > 1)
         pause();
     for (uint32_t i = 0; i < count; i++)
@@ -168,6 +247,13 @@ static void hostile_destroy(void *context, void *op)
 static void hostile_close(void *context)
 {
     hostile_context *ctx = context;
+    FILE *marker = ctx->marker[0] ? fopen(ctx->marker, "w") : NULL;
+    if (marker)
+        fclose(marker);
+    if (!strcmp(ctx->closefds, "close"))
+        close_descriptors();
+    if (!strcmp(ctx->hang, "close") || !strcmp(ctx->closefds, "close"))
+        hang_forever();
     ctx->healthy->close(ctx->inner);
     free(ctx);
 }
