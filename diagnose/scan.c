@@ -156,12 +156,18 @@ static uint64_t output_offset(const scan_env *e, const scan_variant *v, const ca
 }
 
 /* Writes one output element: the index (arg reduce) or the value and its index (pooling);
- * with no candidate, what D7 has the reference write (the type's lowest, index all ones). */
+ * with no candidate, what D7 has the reference write (the type's lowest, index all ones).  A
+ * winner that names no element (a seeded best still standing, index all ones) keeps its
+ * index: index_of maps an element's position, and a seed has none (its coordinates are
+ * zeros, which buffer-offset or window-position hooks would turn into index 0 of the plane,
+ * a confident name for an answer neither bug gives). */
 static void write_element(const scan_env *e, const scan_variant *v, uint64_t logical,
                           const scan_item *winner, case_outputs *out)
 {
     const dml_case *c = e->seen;
-    uint64_t index = !winner ? UINT64_MAX : v->index_of ? v->index_of(e, winner) : winner->index;
+    uint64_t index = !winner ? UINT64_MAX
+                   : v->index_of && winner->index != UINT64_MAX ? v->index_of(e, winner)
+                   : winner->index;
     if (!e->pooling) {
         dtype_store_bits(out->output, c->output.type, output_offset(e, v, &c->output, logical), index);
         return;

@@ -181,7 +181,17 @@ def max_pooling(desc, tensors):
         plane = int(np.prod(in_sp))
         base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * plane
         flat = base.reshape((n, c) + (1,) * k) + spatial
-        flat = np.where(in_input, flat, -1)
+        # A window with no real element keeps D7's "no element" even when PyTorch's index from
+        # its clipped bounds lies inside the padded plane: a start clipped past a dimension's
+        # end (hstart == H) is flattened row-major into the next outer row, a real element
+        # (checked by hand: a 13x2x3 plane, a window whose two dilated rows are both padding,
+        # gives index 6 = (0, 2, 0), which unravels to (1, 0, 0)).
+        has_real = np.ones(out_sp, dtype=bool)
+        for d in range(k):
+            o = np.arange(out_sp[d])[:, None] * strides[d] - start[d] + np.arange(window[d])[None, :] * dil[d]
+            real = ((o >= 0) & (o < in_sp[d])).any(axis=1)
+            has_real &= real.reshape([-1 if e == d else 1 for e in range(k)])
+        flat = np.where(in_input & has_real, flat, -1)
         ind = tensors["indices"]
         result["indices"] = to_buffer(ind, flat.astype(np.uint64))
     return result

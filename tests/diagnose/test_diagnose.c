@@ -11,6 +11,7 @@
  * Usage: test_diagnose example|typed PLUGIN.so [SEEDS]: SEEDS (default 2) seeds searched per
  * planted bug, for measuring on more than the suite runs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,10 @@
 #include "backend.h"
 #include "compare.h"
 #include "diagnose.h"
+#include "dtype.h"
 #include "gen.h"
 #include "op_module.h"
+#include "probe.h"
 #include "reference.h"
 #include "scan.h"
 #include "tap.h"
@@ -399,6 +402,66 @@ static void scan_is_the_spec(tap *t)
            differ, compared);
 }
 
+/* A seeded best that no element beats names no element: an index_of hook (buffer offset,
+ * position in the window) must not turn its all-ones index into one of an element.  Before,
+ * best_seeded_with_type_min + pool_index_is_buffer_offset predicted index 0 of the plane for
+ * a window of -inf, which confirmed that pair for OpenVINO's MaxPool (its seed's index is the
+ * plane's first element: neither cause). */
+static void seed_index_not_remapped(tap *t)
+{
+    const cause *seed = cause_find("best_seeded_with_type_min");
+    const char *hooks[] = { "pool_index_is_buffer_offset", "pool_index_within_window",
+                            "pool_index_within_plane", "pool_index_from_output_strides" };
+    gen_options opt;
+    gen_options_default(&opt);
+    opt.reject_per_mille = 0;
+    opt.max_elements = 512;
+    unsigned cases = 0, bad = 0;
+    exec_options exec = { .nan = NAN_POLICY_IGNORE };
+    for (uint64_t i = 0; i < 4000 && cases < 20; i++) {
+        dml_case c;
+        gen_info info;
+        dmlc_error err;
+        if (!gen_case(5, i, &opt, &c, &info, &err))
+            continue;
+        if (c.op != OP_MAX_POOLING2 || !c.indices.present || c.input.type != DML_TENSOR_DATA_TYPE_FLOAT32) {
+            case_free(&c);
+            continue;
+        }
+        tensor_view in;
+        case_tensor_view(&c.input, &in);
+        for (uint64_t k = 0; k < in.elements; k++)
+            dtype_store_bits(c.input_data, c.input.type, tensor_view_offset(&in, k),
+                             probe_value_bits(c.input.type, -INFINITY));
+        cases++;
+        for (size_t h = 0; h < sizeof hooks / sizeof hooks[0]; h++) {
+            scan_variant pair;
+            case_outputs got = { 0 };
+            if (!seed || !cause_find(hooks[h])
+                || !scan_variant_compose(&seed->variant, &cause_find(hooks[h])->variant, &pair)
+                || !scan_predict(&pair, &c, &exec, &got, &err)) {
+                bad++;
+                continue;
+            }
+            tensor_view iv;
+            case_tensor_view(&c.indices, &iv);
+            for (uint64_t k = 0; k < iv.elements; k++)
+                if (dtype_load_bits(got.indices, c.indices.type, tensor_view_offset(&iv, k))
+                    != dtype_load_bits(&(uint64_t){ UINT64_MAX }, c.indices.type, 0)) {
+                    if (bad++ == 0)
+                        tap_diag("%s: g%u:5:%llu index %llu is not all ones", hooks[h], GEN_VERSION,
+                                 (unsigned long long)i, (unsigned long long)k);
+                    break;
+                }
+            case_outputs_free(&got);
+        }
+        case_free(&c);
+    }
+    tap_ok(t, cases >= 10 && bad == 0,
+           "a seed no element beats keeps its all-ones index under every index hook (%u cases, %u wrong)",
+           cases, bad);
+}
+
 /* The evidence of one confirmed diagnosis, as JSON and as text. */
 static void evidence_written(tap *t, const char *plugin, diagnosis *d)
 {
@@ -445,8 +508,10 @@ int main(int argc, char **argv)
     diagnosis *d = calloc(1, sizeof *d);
     if (!d)
         return 1;
-    if (s == &suites[0])
+    if (s == &suites[0]) {
         scan_is_the_spec(&t);
+        seed_index_not_remapped(&t);
+    }
     for (size_t k = 0; k < s->count; k++)
         diagnose_bug(&t, plugin, &s->bugs[k], seeds ? seeds : 2, d);
     if (s == &suites[0]) { /* the example's own bugs: index16 and the evidence */
