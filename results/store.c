@@ -751,24 +751,29 @@ bool store_signature_nondeterministic(store *s, int64_t id, dmlc_error *err)
     return run_plain(s, STMT_SIGNATURE_NONDETERMINISTIC, "marking a signature nondeterministic", err);
 }
 
+/* A signature's two text columns (statement q: ?1, ?2 and the id as ?3). */
+static bool set_two_texts(store *s, statement_id q, const char *a, const char *b, int64_t id,
+                          const char *what, dmlc_error *err)
+{
+    sqlite3_stmt *st = s->stmt[q];
+    bind_text(st, 1, a);
+    bind_text(st, 2, b);
+    sqlite3_bind_int64(st, 3, id);
+    return run_plain(s, q, what, err);
+}
+
 bool store_signature_shrunk(store *s, int64_t id, const char *case_json, const char *mismatch_json,
                             dmlc_error *err)
 {
-    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_SHRUNK];
-    bind_text(st, 1, case_json);
-    bind_text(st, 2, mismatch_json);
-    sqlite3_bind_int64(st, 3, id);
-    return run_plain(s, STMT_SIGNATURE_SHRUNK, "storing a shrunk case", err);
+    return set_two_texts(s, STMT_SIGNATURE_SHRUNK, case_json, mismatch_json, id,
+                         "storing a shrunk case", err);
 }
 
 bool store_signature_diagnosis(store *s, int64_t id, const char *cause, const char *diagnosis_json,
                                dmlc_error *err)
 {
-    sqlite3_stmt *st = s->stmt[STMT_SIGNATURE_DIAGNOSED];
-    bind_text(st, 1, cause);
-    bind_text(st, 2, diagnosis_json);
-    sqlite3_bind_int64(st, 3, id);
-    return run_plain(s, STMT_SIGNATURE_DIAGNOSED, "storing a diagnosis", err);
+    return set_two_texts(s, STMT_SIGNATURE_DIAGNOSED, cause, diagnosis_json, id,
+                         "storing a diagnosis", err);
 }
 
 /* ---- Where a case came from (replay --db) ------------------------------------------- */
