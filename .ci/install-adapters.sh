@@ -2,7 +2,7 @@
 # Installs what the adapters to real libraries need (adapters/, suite 'adapters'):
 #   - Debian packages by name: python3-numpy and python3-torch (used through /usr/bin/python3);
 #   - a venv .venv-adapters with the pinned PyPI packages of adapters/requirements.txt
-#     (ONNX Runtime, ONNX, OpenVINO).
+#     (ONNX Runtime, ONNX, OpenVINO, TensorFlow with LiteRT, JAX).
 # Idempotent; run by .ci/install-deps.sh.  DMLCHECK_NO_ADAPTERS=1 skips it (the adapter
 # suite then registers no test).
 set -euo pipefail
