@@ -17,6 +17,7 @@
 #include "report_model.h"
 #include "run_options.h"
 #include "runner.h"
+#include "store.h"
 
 /* What a level that lacks cases needs: its required cells short of min_cases judged cases,
  * how many cases in all would, at this run's rate, judge each of those that ran any
@@ -119,6 +120,10 @@ static bool load_verdicts(report_model *m, const char *db, int64_t run_id, unsig
  * fingerprints. */
 static void print_outlook(const runner_options *o, int64_t run_id, unsigned min_cases)
 {
+    if (store_path_in_memory(o->db_path)) {
+        printf("outlook: none (the results were kept in memory and are gone with the run)\n");
+        return;
+    }
     report_model m;
     if (load_verdicts(&m, o->db_path, run_id, min_cases)) {
         char line[600];

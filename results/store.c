@@ -236,6 +236,11 @@ static bool intact(store *s, const char *advice, dmlc_error *err)
     return err_set(err, "%s is damaged (SQLite's quick_check: %s); %s", s->path, finding, advice);
 }
 
+bool store_path_in_memory(const char *path)
+{
+    return !path[0] || !strcmp(path, ":memory:") || !strncmp(path, "file::memory:", 13);
+}
+
 /* In WAL mode, or one that has no file to switch. */
 static bool in_wal_mode(store *s)
 {

@@ -150,6 +150,10 @@ bool store_find_case_origin(const char *path, uint64_t seed, uint64_t index, uns
  * the "SQLite share of the run" figure. */
 double store_seconds(const store *s);
 
+/* Whether path names a database SQLite keeps in memory (":memory:", "file::memory:..." or "",
+ * a private temporary one): gone when the run closes it, so nothing can read it afterwards. */
+bool store_path_in_memory(const char *path);
+
 /* Checks, without changing it, that path is a results database this binary can read: it
  * exists, is ours, is not of a newer schema version, and SQLite's quick_check finds it
  * intact.  *version gets its schema version.  False with err saying which check failed. */

@@ -124,4 +124,10 @@ run run --backend reference --cases 5 --time 1 --db "$tmp/both.sqlite"
 check run_refuses_cases_and_time_together \
     eval 'rc_is 2 && err_has "--cases and --time are exclusive" && [ ! -e "$tmp/both.sqlite" ]'
 
+# An in-memory database is gone when the run closes it: the run says so, and no error about
+# reading its verdicts afterwards.
+run run --backend reference --cases 50 --seed 1 --db :memory:
+check run_in_memory_database_quiet \
+    eval 'rc_is 0 && err_empty && out_has "outlook: none (the results were kept in memory"'
+
 finish
