@@ -22,6 +22,9 @@
  * bug=dilation (pooling windows read as if every dilation were 1) a geometry bug, so a
  * first run shows what a failing report looks like (several bug= arguments plant several):
  *     dmlcheck run --backend plugin:./libexample.so,bug=ties --types FLOAT32 --cases 2000
+ * without=NAME (ARGMIN, ARGMAX, MAX_POOLING1 or MAX_POOLING2; may be repeated) leaves an
+ * operator out of what the plug-in implements and claims: a partial implementation, which
+ * earns "CONFORMANT for what it claims" when the rest passes.
  *
  * More planted root causes, each a few lines where real code goes wrong, each named after the
  * diagnosis catalogue's id it must be confirmed as (docs/DIAGNOSIS.md):
@@ -73,9 +76,16 @@ static const char *const bug_names[] = {
 /* The planted split: work-items each take this many elements of a reduction. */
 #define CHUNK_ELEMENTS 4096
 
+#define OPERATOR_COUNT 4
+
 typedef struct context {
     unsigned bugs;            /* bit (1u << BUG_x) per planted bug: several may be given */
     unsigned long executions; /* bug=flaky: which execution this is */
+    /* What this instance implements and claims: all four operators unless without=OP left
+     * some out (a partial implementation, as most are). */
+    DML_OPERATOR_TYPE operators[OPERATOR_COUNT];
+    dmlcheck_operator_claim claims[OPERATOR_COUNT];
+    size_t operator_count;
 } context;
 
 static bool planted(const context *ctx, bug b)
@@ -342,13 +352,72 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
     }
 }
 
+static const DML_OPERATOR_TYPE example_operators[OPERATOR_COUNT] = {
+    DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX, DML_OPERATOR_MAX_POOLING1, DML_OPERATOR_MAX_POOLING2,
+};
+
+#define F32 (1u << DML_TENSOR_DATA_TYPE_FLOAT32)
+#define I32 (1u << DML_TENSOR_DATA_TYPE_INT32)
+/* What this file implements, per operator (ABI 1.1); output and indices types: all (0). */
+static const dmlcheck_operator_claim example_claims[OPERATOR_COUNT] = {
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMIN, F32 | I32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMAX, F32 | I32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING1, F32, 0, 0 },
+    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING2, F32, 0, 0 },
+};
+static const char *const example_operator_names[OPERATOR_COUNT] = {
+    "ARGMIN", "ARGMAX", "MAX_POOLING1", "MAX_POOLING2",
+};
+
+/* Keeps in ctx's operators and claims all but those that without=NAME arguments leave out. */
+static void keep_operators(context *ctx, const bool left_out[OPERATOR_COUNT])
+{
+    ctx->operator_count = 0;
+    for (size_t i = 0; i < OPERATOR_COUNT; i++)
+        if (!left_out[i]) {
+            ctx->operators[ctx->operator_count] = example_operators[i];
+            ctx->claims[ctx->operator_count++] = example_claims[i];
+        }
+}
+
+static bool implemented(const context *ctx, DML_OPERATOR_TYPE type)
+{
+    for (size_t i = 0; i < ctx->operator_count; i++)
+        if (ctx->operators[i] == type)
+            return true;
+    return false;
+}
+
+/* without=NAME: which operator NAME is (OPERATOR_COUNT if none). */
+static size_t operator_named(const char *name)
+{
+    size_t i = 0;
+    while (i < OPERATOR_COUNT && strcmp(name, example_operator_names[i]))
+        i++;
+    return i;
+}
+
+
+
 static dmlcheck_status example_open(const char *const *args, void **context_out, char *message,
                                     size_t size)
 {
     context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return fail(message, size, DMLCHECK_ERROR, "out of memory");
+    bool left_out[OPERATOR_COUNT] = { false };
     for (size_t i = 0; args && args[i]; i++) {
+        if (!strncmp(args[i], "without=", 8)) {
+            size_t which = operator_named(args[i] + 8);
+            if (which == OPERATOR_COUNT) {
+                free(ctx);
+                snprintf(message, size, "unknown operator in '%s' (without=ARGMIN, ARGMAX, "
+                         "MAX_POOLING1 or MAX_POOLING2)", args[i]);
+                return DMLCHECK_ERROR;
+            }
+            left_out[which] = true;
+            continue;
+        }
         size_t k = 1;
         while (k < sizeof bug_names / sizeof bug_names[0]
                && (strncmp(args[i], "bug=", 4) || strcmp(args[i] + 4, bug_names[k])))
@@ -363,36 +432,23 @@ static dmlcheck_status example_open(const char *const *args, void **context_out,
         }
         ctx->bugs |= 1u << k;
     }
+    keep_operators(ctx, left_out);
     *context_out = ctx;
     return DMLCHECK_OK;
 }
 
-static const DML_OPERATOR_TYPE example_operators[] = {
-    DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX, DML_OPERATOR_MAX_POOLING1, DML_OPERATOR_MAX_POOLING2,
-};
-
-#define F32 (1u << DML_TENSOR_DATA_TYPE_FLOAT32)
-#define I32 (1u << DML_TENSOR_DATA_TYPE_INT32)
-/* What this file implements, per operator (ABI 1.1); output and indices types: all (0). */
-static const dmlcheck_operator_claim example_claims[] = {
-    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMIN, F32 | I32, 0, 0 },
-    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_ARGMAX, F32 | I32, 0, 0 },
-    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING1, F32, 0, 0 },
-    { sizeof(dmlcheck_operator_claim), DML_OPERATOR_MAX_POOLING2, F32, 0, 0 },
-};
-
 static dmlcheck_status example_capabilities(void *context_in, dmlcheck_capabilities *caps)
 {
-    (void)context_in;
+    const context *ctx = context_in;
     caps->max_feature_level = DML_FEATURE_LEVEL_5_0;
     /* For a dmlcheck before ABI 1.1, which reads no claims: the types every operator takes. */
-    caps->operators = example_operators;
-    caps->operator_count = sizeof example_operators / sizeof example_operators[0];
+    caps->operators = ctx->operators;
+    caps->operator_count = ctx->operator_count;
     caps->input_types = F32;
     caps->flags = 0;
     if (DMLCHECK_CAPS_HAS_CLAIMS(caps)) {
-        caps->claims = example_claims;
-        caps->claim_count = sizeof example_claims / sizeof example_claims[0];
+        caps->claims = ctx->claims;
+        caps->claim_count = ctx->operator_count;
     }
     return DMLCHECK_OK;
 }
@@ -469,7 +525,9 @@ static dmlcheck_status example_create(void *context_in, const DML_OPERATOR_DESC 
         return fail(message, size, DMLCHECK_ERROR, "out of memory");
     o->type = desc->Type;
     dmlcheck_status s;
-    if (desc->Type == DML_OPERATOR_ARGMIN || desc->Type == DML_OPERATOR_ARGMAX)
+    if (!implemented(ctx, desc->Type))
+        s = fail(message, size, DMLCHECK_UNSUPPORTED, "left out by a without= argument");
+    else if (desc->Type == DML_OPERATOR_ARGMIN || desc->Type == DML_OPERATOR_ARGMAX)
         s = create_arg_reduce(o, desc->Desc); /* ARGMIN's struct has ARGMAX's layout */
     else if (desc->Type == DML_OPERATOR_MAX_POOLING1 || desc->Type == DML_OPERATOR_MAX_POOLING2)
         s = create_pooling(o, desc->Desc, desc->Type == DML_OPERATOR_MAX_POOLING2);
@@ -507,7 +565,8 @@ static dmlcheck_status example_execute(void *context_in, void *op_in, const dmlc
     context *ctx = context_in;
     /* The flaky bug answers as if ties went the other way, now and then. */
     bool flaked = planted(ctx, BUG_FLAKY) && ++ctx->executions % FLAKY_PERIOD == 0;
-    context answered = { ctx->bugs | (flaked ? 1u << BUG_TIES : 0), 0 };
+    context answered = *ctx;
+    answered.bugs |= flaked ? 1u << BUG_TIES : 0;
     const op *o = op_in;
     (void)message;
     (void)size;

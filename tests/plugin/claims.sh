@@ -5,6 +5,8 @@
 #     `run` and in the report, while each level's strict verdict stays what it is;
 #   - a case beyond the claims is a skip that names the claim it lacks;
 #   - the same plug-in with bug=ties fails, the report naming the family;
+#   - without=MAX_POOLING1 (ARGMIN/ARGMAX on FLOAT32 and INT32, MAX_POOLING2 on FLOAT32: issue
+#     20's partial implementation) is conformant for that; with bug=padding it fails, named;
 #   - JUnit of two seeds has the same testcase names, none twice, valid against junit.xsd,
 #     no testcase for cells only must-reject descriptors hit, real times.
 # Usage: claims.sh DMLCHECK EXAMPLE_SO JUNIT_XSD.  Prints TAP.
@@ -42,6 +44,18 @@ run run --backend "plugin:$example,bug=ties" --seed 1 --cases 5000 --shrink-budg
 check "planted_bug_fails" eval 'rc_is 1 && ! out_has "CONFORMANT for what it claims"'
 run report --db "$tmp/bug.sqlite" --summary
 check "planted_bug_report_names_it" eval 'out_has "3_0 NOT CONFORMANT" && out_has "| 1 | FAIL | ARGMIN/ARGMAX | tie\_direction\_flipped |"'
+
+# Issue 20's partial implementation: ARGMIN/ARGMAX on FLOAT32 and INT32, MAX_POOLING2 on
+# FLOAT32 and nothing else (without=MAX_POOLING1): conformant for that in a default run; the
+# same with a planted bug fails naming it.
+run run --backend "plugin:$example,without=MAX_POOLING1" --seed 4 --db "$tmp/partial.sqlite"
+check "partial_default_run_conformant_for_its_claims" eval 'rc_is 0 && out_has "CONFORMANT for what it claims: ARGMIN, ARGMAX on FLOAT32, INT32; MAX_POOLING2 on FLOAT32"'
+run run --backend "plugin:$example,without=MAX_POOLING1,bug=padding" --seed 4 --db "$tmp/partial_bug.sqlite"
+check "partial_with_planted_bug_fails" eval 'rc_is 1 && ! out_has "CONFORMANT for what it claims"'
+run report --db "$tmp/partial_bug.sqlite" --summary
+check "partial_with_planted_bug_report_names_it" out_has "| FAIL | MAX\\_POOLING2/MAX\\_POOLING1 | padding\\_as\\_zero\\_value |"
+run run --backend "plugin:$example,without=MAX_POOLING3" --cases 3 --db "$tmp/bad.sqlite"
+check "unknown_operator_left_out_is_refused" eval 'rc_is 2 && err_has "unknown operator in '"'"'without=MAX_POOLING3'"'"'"'
 
 # JUnit: the same testcase names for two seeds, none twice, valid.
 for seed in 2 3; do
