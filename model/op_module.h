@@ -62,9 +62,10 @@ typedef bool (*decider_visit)(const dml_case *c, const uint32_t *in, void *ctx);
 
 /* The deciders of one output element laid out for a drawing (reports): a grid of up to
  * DECIDER_GRID_RANK axes, the last drawn across, the one before it down, a first of three as
- * panels side by side.  Arg reduce: one row, the reduced elements in index order (SEMANTICS
- * D2); pooling: the spatial input the window covers, padding included (depth slices as
- * panels for 5-D). */
+ * panels side by side.  Arg reduce: the reduced elements in index order (SEMANTICS D2), one
+ * grid axis per reduced input axis longer than 1 (more than three: the outer ones folded
+ * into the first), labelled with input coordinates; pooling: the spatial input the window
+ * covers, padding included (depth slices as panels for 5-D). */
 #define DECIDER_GRID_RANK 3
 typedef struct decider_grid {
     unsigned rank;                         /* axes used, 1 to DECIDER_GRID_RANK */
@@ -72,6 +73,9 @@ typedef struct decider_grid {
     int64_t first[DECIDER_GRID_RANK];      /* the label of cell 0 along each axis: an input
                                             * coordinate (negative in start padding) or the
                                             * index of a reduced element */
+    char axis_name[DECIDER_GRID_RANK][24]; /* "axis 2", "axes 0,1,3": which input axes a grid
+                                            * axis stands for; "" where the drawing's own
+                                            * words do (pooling's depth, rows, columns) */
 } decider_grid;
 
 typedef struct decider_cell {

@@ -285,6 +285,8 @@ static bool draw_case(json_t *m, const dml_case *c, failure_drawing *d, dmlc_err
     axis_plan plan[DECIDER_GRID_RANK];
     size_t combos = 1;
     d->rank = g.rank;
+    d->reduction = case_module(c)->output_is_index;
+    memcpy(d->axis_name, g.axis_name, sizeof d->axis_name);
     for (unsigned ax = 0; ax < g.rank; ax++) {
         plan_axis(&g, &a, ax, &plan[ax]);
         d->slots[ax] = plan[ax].slots;

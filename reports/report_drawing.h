@@ -44,6 +44,8 @@ typedef struct failure_drawing {
     char expected[200]; /* "expected 0: input[0] = 3" */
     char returned[200]; /* "returned 4: input[4] = 3" */
     char note[160];     /* what is not marked and why, or "" */
+    bool reduction;     /* an arg reduction's elements (else a pooling window) */
+    char axis_name[DECIDER_GRID_RANK][24]; /* decider_grid's: which input axes, or "" */
 } failure_drawing;
 
 /* The drawing of a shrunk case (case-file JSON) and the first difference at it

@@ -52,11 +52,33 @@ static layout layout_of(const failure_drawing *d)
         l.panels = d->slots[0];
         l.top += PANEL_TITLE_H;
     }
+    if (d->rank >= 2 && d->reduction)
+        l.top += PANEL_TITLE_H; /* the caption naming the input axes of rows and columns */
     l.width = LABEL_W + (int)(l.panels * l.cols) * l.cell_w + (int)(l.panels - 1) * PANEL_GAP + 4;
     if (l.width < LEGEND_W)
         l.width = LEGEND_W;
     l.height = l.top + (int)l.rows * CELL_H + 8 + LEGEND_H;
     return l;
+}
+
+/* A panel's title: "axis 0 = 1" (folded axes: their row-major index), or pooling's
+ * "depth 1". */
+static void panel_title(const failure_drawing *d, const char *label, char *buf, size_t size)
+{
+    if (d->axis_name[0][0])
+        snprintf(buf, size, "%s = %s", d->axis_name[0], label);
+    else
+        snprintf(buf, size, "depth %s", label);
+}
+
+/* "rows: axis 1, columns: axis 3" (a reduction over several axes), or "" (the drawing's own
+ * words say it: a reduced row, a pooling window). */
+static void axes_caption(const failure_drawing *d, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (d->rank >= 2 && d->reduction)
+        snprintf(buf, size, "rows: %s, columns: %s", d->axis_name[d->rank - 2],
+                 d->axis_name[d->rank - 1]);
 }
 
 /* The coordinate of a drawn position, or `ellipsis` for a gap. */
@@ -71,12 +93,18 @@ static void label_text(const failure_drawing *d, unsigned axis, unsigned slot, c
 
 static void svg_labels(const failure_drawing *d, const layout *l, FILE *out)
 {
-    char text[24];
+    char text[24], caption[80], title[64];
+    axes_caption(d, caption, sizeof caption);
+    if (caption[0])
+        fprintf(out, "<text x=\"4\" y=\"12\" fill=\"#57606a\">%s</text>\n", caption);
+    int title_y = caption[0] ? 12 + PANEL_TITLE_H : 12;
     for (unsigned p = 0; p < l->panels; p++) {
         int x0 = LABEL_W + (int)p * ((int)l->cols * l->cell_w + PANEL_GAP);
         if (d->rank == 3) {
             label_text(d, 0, p, svg_ellipsis, text, sizeof text);
-            fprintf(out, "<text x=\"%d\" y=\"12\" font-weight=\"600\">depth %s</text>\n", x0, text);
+            panel_title(d, text, title, sizeof title);
+            fprintf(out, "<text x=\"%d\" y=\"%d\" font-weight=\"600\">%s</text>\n", x0, title_y,
+                    title);
         }
         for (unsigned col = 0; col < l->cols; col++) {
             label_text(d, d->rank - 1, col, svg_ellipsis, text, sizeof text);
@@ -132,8 +160,8 @@ static void svg_legend(const failure_drawing *d, int y, const char *hatch, FILE 
                  "<text x=\"122\" y=\"%d\">returned</text>"
                  "<rect x=\"190\" y=\"%d\" width=\"22\" height=\"14\" fill=\"#fff\" stroke=\"#1f2328\" "
                  "stroke-width=\"2\"/><text x=\"216\" y=\"%d\">%s</text>",
-            y, y + 11, y, y + 11, y, y + 11, d->rank == 1 ? "reduced element" : "window");
-    if (d->rank > 1)
+            y, y + 11, y, y + 11, y, y + 11, d->reduction ? "reduced element" : "window");
+    if (!d->reduction)
         fprintf(out, "<rect x=\"276\" y=\"%d\" width=\"22\" height=\"14\" fill=\"%s\" "
                      "stroke=\"#afb8c1\"/><text x=\"302\" y=\"%d\">padding</text>"
                      "<rect x=\"360\" y=\"%d\" width=\"22\" height=\"14\" fill=\"#f6f8fa\" "
@@ -203,12 +231,16 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
 {
     unsigned panels = d->rank == 3 ? d->slots[0] : 1;
     unsigned rows = d->rank >= 2 ? d->slots[d->rank - 2] : 1, cols = d->slots[d->rank - 1];
-    char label[24];
+    char label[24], caption[80], title[64];
     int width = (int)longest_value(d) > 7 ? (int)longest_value(d) : 7;
+    axes_caption(d, caption, sizeof caption);
+    if (caption[0])
+        fprintf(out, "%s\n", caption);
     for (unsigned p = 0; p < panels; p++) {
         if (d->rank == 3) {
             label_text(d, 0, p, text_ellipsis, label, sizeof label);
-            fprintf(out, "depth %s:\n", label);
+            panel_title(d, label, title, sizeof title);
+            fprintf(out, "%s:\n", title);
         }
         fprintf(out, "%6s", "");
         for (unsigned col = 0; col < cols; col++) {
@@ -237,5 +269,5 @@ void report_drawing_text(const failure_drawing *d, FILE *out)
         }
     }
     fprintf(out, "(x) expected  <x> returned  {x} both  [x] %s%s\n",
-            d->rank == 1 ? "reduced element" : "window", d->rank == 1 ? "" : "  /// padding");
+            d->reduction ? "reduced element" : "window", d->reduction ? "" : "  /// padding");
 }

@@ -221,14 +221,51 @@ static bool arg_reduce_visit_deciders(const dml_case *c, const uint32_t *out, de
     }
 }
 
-/* One row: the reduced elements in index order, each labelled with its index. */
+/* "axis 2" or "axes 0,1,3": the input axes one grid axis stands for. */
+static void name_grid_axis(const unsigned *axes, unsigned count, char *name, size_t size)
+{
+    size_t used = (size_t)snprintf(name, size, "%s", count == 1 ? "axis " : "axes ");
+    for (unsigned i = 0; i < count && used < size; i++)
+        used += (size_t)snprintf(name + used, size - used, "%s%u", i ? "," : "", axes[i]);
+}
+
+/* The reduced axes longer than 1, ascending, as the grid's axes labelled with their input
+ * coordinates (an axis of one element adds nothing to a picture); more than
+ * DECIDER_GRID_RANK: the outer ones folded into the first grid axis, labelled with their
+ * row-major index.  Row-major grid order is then the index order. */
+static void plan_reduction_grid(const dml_case *c, decider_grid *grid)
+{
+    unsigned axes[DML_MAX_RANK], kept[DML_MAX_RANK], k = 0;
+    unsigned n = sorted_axes(c, axes);
+    for (unsigned i = 0; i < n; i++)
+        if (c->input.sizes[axes[i]] > 1)
+            kept[k++] = axes[i];
+    *grid = (decider_grid){ .rank = 1, .extent = { 1 }, .first = { 0 } };
+    if (k == 0) {
+        name_grid_axis(&axes[n - 1], 1, grid->axis_name[0], sizeof grid->axis_name[0]);
+        return;
+    }
+    unsigned folded = k > DECIDER_GRID_RANK ? k - (DECIDER_GRID_RANK - 1) : 1;
+    grid->rank = k - folded + 1;
+    for (unsigned i = 0; i < folded; i++)
+        grid->extent[0] *= c->input.sizes[kept[i]];
+    name_grid_axis(kept, folded, grid->axis_name[0], sizeof grid->axis_name[0]);
+    for (unsigned g = 1; g < grid->rank; g++) {
+        grid->extent[g] = c->input.sizes[kept[folded + g - 1]];
+        name_grid_axis(&kept[folded + g - 1], 1, grid->axis_name[g], sizeof grid->axis_name[g]);
+    }
+}
+
 static void arg_reduce_visit_grid(const dml_case *c, const uint32_t *out, decider_grid *grid,
                                   decider_cell_visit visit, void *ctx)
 {
-    *grid = (decider_grid){ .rank = 1, .extent = { reduced_count(c) }, .first = { 0 } };
+    plan_reduction_grid(c, grid);
     decider_cell cell = { .decides = true, .padding = false };
-    for (uint64_t r = 0; visit && r < grid->extent[0]; r++) {
-        cell.at[0] = r;
+    uint64_t count = reduced_count(c);
+    for (uint64_t r = 0; visit && r < count; r++) {
+        uint64_t rest = r;
+        for (unsigned g = grid->rank; g-- > 0; rest /= grid->extent[g])
+            cell.at[g] = rest % grid->extent[g];
         arg_reduce_input_of_index(c, out, r, cell.in);
         if (visit(&cell, ctx))
             return;

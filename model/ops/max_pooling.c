@@ -348,7 +348,7 @@ static void max_pooling_visit_grid(const dml_case *c, const uint32_t *out, decid
 {
     unsigned first = c->input.rank - c->spatial_count;
     int64_t tap0[DML_MAX_SPATIAL];
-    grid->rank = c->spatial_count;
+    *grid = (decider_grid){ .rank = c->spatial_count };
     for (unsigned s = 0; s < c->spatial_count; s++) {
         tap0[s] = tap_position(c, s, out[first + s], 0);
         int64_t last = tap_position(c, s, out[first + s], c->window[s] - 1);
