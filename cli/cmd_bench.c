@@ -9,6 +9,7 @@
  * backend other than the reference is timed the same way; goals are only judged for the
  * reference, since they are the reference's goals.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -16,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -25,6 +28,7 @@
 #include "clock.h"
 #include "case.h"
 #include "dtype.h"
+#include "error.h"
 #include "half.h"
 #include "prng.h"
 #include "reference.h"
@@ -462,6 +466,9 @@ static void usage(FILE *f)
             "  --list            list the scenarios and exit\n");
 }
 
+static int bench_in_child(const char *backend_name, const bool *selected, bool any_selected,
+                          unsigned repeat, bool check_goals);
+
 int cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -512,6 +519,13 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "dmlcheck bench: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    return bench_in_child(backend_name, selected, any_selected, repeat, check_goals);
+}
+
+/* The measurement itself: what `dmlcheck bench` prints, and its exit code. */
+static int bench_backend(const char *backend_name, const bool *selected, bool any_selected,
+                         unsigned repeat, bool check_goals)
+{
     const char *args = NULL;
     const backend_vtable *vt = backend_select(backend_name, &args);
     if (!vt) {
@@ -557,4 +571,38 @@ int cmd_bench(int argc, char **argv)
     }
     vt->close(b);
     return failed ? 2 : check_goals && missed ? 1 : 0;
+}
+
+/* Code under test may crash where it runs in this process (PoCL writes through a failed
+ * allocation while loading a program under a tight `ulimit -v`): the measurement runs in a
+ * child, so such a crash is reported as the backend's, with exit 2, not inherited. */
+static int bench_in_child(const char *backend_name, const bool *selected, bool any_selected,
+                          unsigned repeat, bool check_goals)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "dmlcheck bench: cannot start the measurement: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        int rc = bench_backend(backend_name, selected, any_selected, repeat, check_goals);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "dmlcheck bench: lost the measurement: %s\n", strerror(errno));
+            return 2;
+        }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    char name[512];
+    fprintf(stderr, "dmlcheck bench: the measurement died of signal %d (%s) in backend %s's code "
+                    "or the driver's; a memory limit (ulimit -v) too tight for the driver does "
+                    "this\n", WTERMSIG(status), strsignal(WTERMSIG(status)),
+            err_printable(backend_name, false, name, sizeof name));
+    return 2;
 }

@@ -6,10 +6,12 @@
 #include "cl_device.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cl_error.h"
 
@@ -194,14 +196,60 @@ static bool contains_nocase(const char *haystack, const char *needle)
     return n == 0;
 }
 
+/* How many .icd files the ICD loader reads (OCL_ICD_VENDORS when it names a folder, else
+ * /etc/OpenCL/vendors), their names listed into names; -1 when the folder cannot be read. */
+static int installed_icds(char *names, size_t size, const char **folder)
+{
+    const char *env = getenv("OCL_ICD_VENDORS");
+    *folder = env && *env ? env : "/etc/OpenCL/vendors";
+    DIR *dir = opendir(*folder);
+    if (!dir) {
+        /* ocl-icd also takes OCL_ICD_VENDORS naming one .icd file. */
+        size_t n = strlen(*folder);
+        const char *base = strrchr(*folder, '/');
+        if (n < 5 || strcmp(*folder + n - 4, ".icd") || access(*folder, R_OK))
+            return -1;
+        snprintf(names, size, "%s", base ? base + 1 : *folder);
+        return 1;
+    }
+    int count = 0;
+    size_t used = 0;
+    names[0] = '\0';
+    for (struct dirent *e; (e = readdir(dir));) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".icd"))
+            continue;
+        if (used < size)
+            used += (size_t)snprintf(names + used, size - used, "%s%s", count ? ", " : "", e->d_name);
+        count++;
+    }
+    closedir(dir);
+    return count;
+}
+
+/* No platform: none installed, or installed ones that failed to load or start (a driver's
+ * library missing, or its start-up failing, as PoCL's does under a tight `ulimit -v`). */
+static bool no_platform(cl_msg *err)
+{
+    char names[256];
+    const char *folder;
+    int icds = installed_icds(names, sizeof names, &folder);
+    if (icds <= 0)
+        return cl_msg_set(err, "no OpenCL platform found (no .icd file in %s: is an OpenCL "
+                               "driver installed, or OCL_ICD_VENDORS set?)", folder);
+    return cl_msg_set(err, "no OpenCL platform started although %s holds %d driver%s (%s): its "
+                           "library failed to load or to start (a missing dependency, or a "
+                           "memory limit such as ulimit -v too tight for it; OCL_ICD_DEBUG=15 "
+                           "shows the loader's reasons)", folder, icds, icds == 1 ? "" : "s", names);
+}
+
 bool cl_devices_select(const cl_device_list *list, const char *selector, size_t *index,
                        cl_msg *err)
 {
+    if (list->count == 0 && list->platform_count == 0)
+        return no_platform(err);
     if (list->count == 0)
-        return cl_msg_set(err, list->platform_count == 0
-                                ? "no OpenCL platform found (is an ICD installed in "
-                                  "/etc/OpenCL/vendors or OCL_ICD_VENDORS set?)"
-                                : "the OpenCL platforms found have no devices");
+        return cl_msg_set(err, "the OpenCL platforms found have no devices");
     if (!selector || !*selector) {
         for (size_t i = 0; i < list->count; i++)
             if (list->items[i].type & CL_DEVICE_TYPE_GPU) {
