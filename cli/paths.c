@@ -103,7 +103,8 @@ void paths_find(dmlcheck_paths *p)
         snprintf(plugins, sizeof plugins, "%s/%s", exe_dir, DMLCHECK_PLUGINS_FROM_BINDIR) >= (int)sizeof plugins ||
         snprintf(corpus, sizeof corpus, "%s/corpus/conformance", data) >= (int)sizeof corpus)
         exe_dir[0] = '\0';
-    if (exe_dir[0] && DMLCHECK_DATA_FROM_BINDIR[0] && is_dir(corpus))
+    bool relocatable = strlen(DMLCHECK_DATA_FROM_BINDIR) > 0; /* a build-time constant */
+    if (exe_dir[0] && relocatable && is_dir(corpus))
         fill(p, data, plugins, "installed");
     else
         fill(p, DMLCHECK_DATA_DIR, DMLCHECK_PLUGINS_DIR, "configured prefix");
