@@ -303,6 +303,51 @@ static void test_golden(tap *t)
     }
 }
 
+/* The size tiers' cases pinned on their own: the span above holds only a few of them (a
+ * large-tier case is 1 in 512), so a change to how large or deepest cases are drawn or
+ * filled could slip past it.  Cases 1:0 to 1:TIER_SPAN-1 whose input passes the small
+ * tiers' budget or has rank 8 are folded, with their count, per generator version. */
+#define TIER_SPAN 8192
+static const struct {
+    unsigned version, count;
+    uint64_t span;
+} tier_goldens[] = {
+    { 3, 624, UINT64_C(0x9e51caa7fcd34b71) },
+};
+
+static bool is_tier_case(const dml_case *c)
+{
+    return tensor_element_count(c->input.rank, c->input.sizes) > GEN_SMALL_TIERS_ELEMENTS
+           || c->input.rank == DML_MAX_RANK;
+}
+
+static void test_tier_golden(tap *t)
+{
+    for (size_t g = 0; g < sizeof tier_goldens / sizeof tier_goldens[0]; g++) {
+        gen_options opt;
+        gen_options_default(&opt);
+        opt.version = tier_goldens[g].version;
+        uint64_t folded = UINT64_C(0xcbf29ce484222325);
+        unsigned count = 0;
+        for (uint64_t i = 0; i < TIER_SPAN; i++) {
+            dml_case c;
+            gen_info info;
+            if (!generate(1, i, &opt, &c, &info))
+                break;
+            if (is_tier_case(&c)) {
+                count++;
+                folded = (folded ^ case_fingerprint(&c) ^ ((uint64_t)info.dist << 8 | info.layout))
+                         * UINT64_C(0x100000001b3);
+            }
+            case_free(&c);
+        }
+        if (!tap_ok(t, count == tier_goldens[g].count && folded == tier_goldens[g].span,
+                    "golden g%u: the tier cases among 1:0 to 1:%d are pinned", opt.version,
+                    TIER_SPAN - 1))
+            tap_diag("got %u, UINT64_C(0x%016" PRIx64 ")", count, folded);
+    }
+}
+
 /* ---- Layout and distribution checks -------------------------------------------------- */
 
 static bool has_zero_stride(const case_tensor *t)
@@ -986,6 +1031,7 @@ int main(void)
     test_must_reject(&t);
     test_inputs_per_desc(&t);
     test_golden(&t);
+    test_tier_golden(&t);
     test_coverage(&t);
     test_tiers(&t);
     test_filters(&t);
