@@ -296,6 +296,26 @@ static void layout_padded(prng *p, case_tensor *t)
     strides_in_order(t, order, pad, pitch);
 }
 
+/* Since version 4, for the deepest tier: dimensions stored in an order where no dimension
+ * sits just outside the next one (no i with order[k] = i - 1, order[k + 1] = i), so no two
+ * neighbours can be merged into one however they are reduced: a kernel must keep every
+ * dimension.  A few shuffles are tried, then the reversed order, which never has one. */
+static void layout_unmergeable(prng *p, case_tensor *t)
+{
+    unsigned order[DML_MAX_RANK], rank = t->rank;
+    UINT pad[DML_MAX_RANK] = { 0 };
+    bool mergeable = true;
+    for (unsigned tries = 0; tries < 4 && mergeable; tries++) {
+        draw_permutation(p, rank, order);
+        mergeable = false;
+        for (unsigned k = 0; k + 1 < rank; k++)
+            mergeable |= order[k] + 1 == order[k + 1];
+    }
+    for (unsigned i = 0; mergeable && i < rank; i++)
+        order[i] = rank - 1 - i;
+    strides_in_order(t, order, pad, 1);
+}
+
 /* Dimensions stored in another order: channels-last (NHWC / NDHWC) for pooling-shaped
  * tensors half the time, else a random order that is never the identity. */
 static void layout_permuted(prng *p, case_tensor *t, bool pooling)
@@ -386,11 +406,18 @@ static gen_layout draw_output_layout(prng *p, const case_tensor *t)
     return kind == GEN_LAYOUT_permuted && t->rank < 2 ? GEN_LAYOUT_padded : kind;
 }
 
-static void draw_layouts(prng *p, dml_case *c, gen_info *info)
+/* unmergeable (version 4's deepest tier): half the inputs get layout_unmergeable. */
+static void draw_layouts(prng *p, dml_case *c, gen_info *info, bool unmergeable)
 {
     bool pooling = case_module(c)->channel_dims;
-    info->layout = draw_input_layout(p, &c->input);
-    apply_layout(p, info->layout, &c->input, pooling);
+    if (unmergeable && c->input.rank >= 2 && prng_chance(p, 1, 2)) {
+        info->layout = GEN_LAYOUT_permuted;
+        layout_unmergeable(p, &c->input);
+        c->input.base_alignment = prng_chance(p, 1, 8) ? 16 : 0;
+    } else {
+        info->layout = draw_input_layout(p, &c->input);
+        apply_layout(p, info->layout, &c->input, pooling);
+    }
     apply_layout(p, draw_output_layout(p, &c->output), &c->output, pooling);
     if (c->indices.present)
         apply_layout(p, draw_output_layout(p, &c->indices), &c->indices, pooling);
@@ -421,8 +448,9 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     shape_request rq = version == 2 ? (shape_request){ .budget = draw_case_budget(&p, budget) }
                                     : draw_request(&p, tier, budget);
     rq.padding_window = info->dist == GEN_DIST_padding_window;
+    rq.many_axes = version >= 4 && tier == TIER_DEEPEST;
     case_module(c)->draw_shape(&p, &rq, c);
-    draw_layouts(&p, c, info);
+    draw_layouts(&p, c, info, version >= 4 && tier == TIER_DEEPEST);
     case_link(c);
     bool reject = gen_reject_maybe(seed, group, opt, c);
     /* A descriptor that must be refused is never computed: its input is zeros. */
@@ -436,7 +464,7 @@ bool gen_case(uint64_t seed, uint64_t index, const gen_options *opt, dml_case *c
     else {
         if (per > 1) /* the group's other cases: the same descriptor, inputs of their own */
             prng_seed2(&p, seed ^ VALUES_STREAM, index);
-        gen_fill_input(&p, info->dist, c);
+        gen_fill_input(&p, info->dist, version >= 4 && tier_extent(tier), c);
     }
     return true;
 }

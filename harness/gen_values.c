@@ -7,7 +7,9 @@
  *   2. body: logical elements in row-major order, each stored at its strided address;
  *      under broadcast each address is written once, by the first logical element there;
  *   3. stamps (extreme_at_both_ends only): the extreme value at the first and last position
- *      of every reduction group / pooling window.
+ *      of every reduction group / pooling window; since version 4, in the long reductions
+ *      of the size tiers (deep_winners), a tied pair of extremes deep inside instead (always
+ *      for uniform and ties values, for half the outputs of extreme_at_both_ends).
  * Invariant: only addresses that belong to a logical element are written in passes 2 and 3.
  */
 #include "gen_values.h"
@@ -301,20 +303,84 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
     }
 }
 
-/* The first and last input element deciding every output element get the extreme: for
+/* ---- Winners deep inside long reductions (version 4) ----------------------------------- */
+
+/* How far from an end a deep winner sits: past what a 16-bit index or rank can count. */
+#define DEEP_WINNER_DISTANCE (UINT64_C(1) << 16)
+/* Chunk sizes the tied pair is placed for: 2^12 to 2^16 elements (work-groups, tiles). */
+#define DEEP_CHUNK_LOG2_MIN 12
+#define DEEP_CHUNK_LOG2_SPAN 5
+
+/* A tied pair of positions first < second in a reduction of `length` elements: second is a
+ * multiple of 2^j and first = second - d with d odd and below 2^j, so for every
+ * power-of-two chunk size up to 2^j the two lie in different chunks and the later one has
+ * the lower rank within its chunk (a merge that breaks ties by that rank takes the wrong
+ * one in either direction).  Both lie 2^16 or more from both ends when the reduction is
+ * long enough, else from the start when the winner is the first (INCREASING: a 16-bit
+ * index or rank counts from there), from the end a coin picks under DECREASING (a 16-bit
+ * index counts from the start, a 16-bit rank from the end).  j is drawn, then lowered until a pair fits;
+ * false when none does. */
+static bool draw_deep_pair(prng *p, uint64_t length, bool decreasing, uint64_t *first,
+                           uint64_t *second)
+{
+    uint64_t lo = 0, hi = length; /* first >= lo, second < hi */
+    if (length >= 2 * DEEP_WINNER_DISTANCE + (UINT64_C(1) << DEEP_CHUNK_LOG2_MIN)) {
+        lo = DEEP_WINNER_DISTANCE;
+        hi = length - DEEP_WINNER_DISTANCE;
+    } else if (length > DEEP_WINNER_DISTANCE) {
+        if (!decreasing || prng_chance(p, 1, 2))
+            lo = DEEP_WINNER_DISTANCE;
+        else
+            hi = length - DEEP_WINNER_DISTANCE;
+    }
+    for (unsigned j = DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN); j > 0; j--) {
+        uint64_t step = UINT64_C(1) << j;
+        uint64_t m_lo = (lo + 2 * step - 2) / step, m_hi = (hi - 1) / step;
+        m_lo = m_lo ? m_lo : 1;
+        if (m_lo <= m_hi) {
+            *second = (m_lo + prng_below(p, m_hi - m_lo + 1)) * step;
+            *first = *second - (1 + 2 * prng_below(p, step / 2));
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The tied pair for output element oc, stamped with the extreme; false when none fits. */
+static bool stamp_deep_pair(prng *p, const value_source *vs, const dml_case *c,
+                            const tensor_view *in, const uint32_t *oc, uint64_t length, uint8_t *buf)
+{
+    uint64_t pos[2];
+    bool decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
+    if (!draw_deep_pair(p, length, decreasing, &pos[0], &pos[1]))
+        return false;
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t ic[DML_MAX_RANK];
+        if (case_module(c)->input_of_index(c, oc, pos[k], ic))
+            store(vs, buf, tensor_view_offset_coords(in, ic), vs->extreme);
+    }
+    return true;
+}
+
+/* Per output element: under deep_winners a tied pair deep inside its reduction (half the
+ * outputs of extreme_at_both_ends, `ends`, keep the ends, where a dropped last chunk shows),
+ * else for extreme_at_both_ends the first and last input element deciding it get the extreme: for
  * ARGMIN/ARGMAX, INCREASING and DECREASING must then pick different indices (D3); for
  * pooling the first one wins and a backend scanning backwards picks the last.  Every store
  * writes the same value, so the order of the walk does not matter. */
-static void stamp_decider_ends(const value_source *vs, const dml_case *c, const tensor_view *in,
-                               uint8_t *buf)
+static void stamp_winners(prng *p, const value_source *vs, const dml_case *c, const tensor_view *in,
+                          bool deep_winners, bool ends, uint8_t *buf)
 {
     const op_module *m = case_module(c);
     tensor_view out;
     case_tensor_view(&c->output, &out);
+    uint64_t length = out.elements ? in->elements / out.elements : 0;
     uint32_t oc[DML_MAX_RANK] = { 0 };
     for (uint64_t i = 0; i < out.elements; i++) {
         uint64_t first, last;
-        if (m->decider_ends(c, in, oc, &first, &last)) {
+        bool deep = deep_winners && (!ends || prng_chance(p, 1, 2))
+                    && stamp_deep_pair(p, vs, c, in, oc, length, buf);
+        if (!deep && ends && m->decider_ends(c, in, oc, &first, &last)) {
             store(vs, buf, first, vs->extreme);
             store(vs, buf, last, vs->extreme);
         }
@@ -323,15 +389,35 @@ static void stamp_decider_ends(const value_source *vs, const dml_case *c, const 
     }
 }
 
-void gen_fill_input(prng *p, gen_distribution dist, dml_case *c)
+bool gen_deep_winners_apply(gen_distribution dist)
+{
+    return dist == GEN_DIST_uniform || dist == GEN_DIST_ties || dist == GEN_DIST_extreme_at_both_ends;
+}
+
+/* Under deep_winners no drawn value may equal the stamped extreme, or an earlier one would
+ * win: uniform values are drawn as extreme_at_both_ends's (the same draws, an integer equal
+ * to the extreme nudged one step), and a ties alphabet's such letter is nudged the same way. */
+static void keep_body_below_extreme(value_source *vs)
+{
+    if (vs->dist == GEN_DIST_uniform)
+        vs->dist = GEN_DIST_extreme_at_both_ends;
+    for (unsigned i = 0; !vs->is_float && i < vs->alphabet_size; i++)
+        if (vs->alphabet[i] == vs->extreme)
+            vs->alphabet[i] = vs->extreme_high ? vs->extreme - 1 : vs->extreme + 1;
+}
+
+void gen_fill_input(prng *p, gen_distribution dist, bool deep_winners, dml_case *c)
 {
     value_source vs;
     tensor_view in;
     source_init(p, dist, c, &vs);
+    deep_winners = deep_winners && gen_deep_winners_apply(dist) && case_module(c)->output_is_index;
+    if (deep_winners)
+        keep_body_below_extreme(&vs);
     case_tensor_view(&c->input, &in);
     poison_buffer(&vs, &in, c->input_data, case_tensor_bytes(&c->input));
     fill_body(p, &vs, &in, c->input_data);
-    if (dist != GEN_DIST_extreme_at_both_ends)
-        return;
-    stamp_decider_ends(&vs, c, &in, c->input_data);
+    if (dist == GEN_DIST_extreme_at_both_ends || deep_winners)
+        stamp_winners(p, &vs, c, &in, deep_winners, dist == GEN_DIST_extreme_at_both_ends,
+                      c->input_data);
 }

@@ -17,10 +17,17 @@
  * float type, padding_window needs pooling). */
 bool gen_distribution_applies(gen_distribution dist, op_id op, DML_TENSOR_DATA_TYPE t);
 
+/* Whether deep_winners changes a case of `dist`: uniform, ties, extreme_at_both_ends. */
+bool gen_deep_winners_apply(gen_distribution dist);
+
 /* Fills c->input_data (already allocated, case_tensor_bytes(&c->input) bytes): bytes outside
  * every logical element get a "poison" value that would win if a backend read them, then
  * every logical element gets a value of `dist` in logical order, stored at its strided
- * address (elements sharing an address under broadcast share the value of the first). */
-void gen_fill_input(prng *p, gen_distribution dist, dml_case *c);
+ * address (elements sharing an address under broadcast share the value of the first).
+ * deep_winners (since version 4, the long reductions of the size tiers): for ARGMIN/ARGMAX
+ * and a distribution gen_deep_winners_apply names, each reduction's winners are a tied pair
+ * of extremes deep inside it, in different chunks (gen_values.c draw_deep_pair); false draws
+ * exactly what version 3 drew. */
+void gen_fill_input(prng *p, gen_distribution dist, bool deep_winners, dml_case *c);
 
 #endif

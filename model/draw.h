@@ -22,6 +22,10 @@ typedef struct shape_request {
     /* The operator's highest rank with every dimension at least 2 (when the budget holds
      * 2^rank elements): the most dimensions a kernel cannot merge away. */
     bool deepest;
+    /* With deepest, since version 4: many reduced axes (ARGMIN/ARGMAX: all of them half the
+     * time, at least half a quarter of the time), so that the dimensions a kernel cannot
+     * merge are mostly the reduction's. */
+    bool many_axes;
     bool padding_window;      /* an output element whose window lies wholly in padding */
 } shape_request;
 

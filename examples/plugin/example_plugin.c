@@ -13,7 +13,12 @@
  * Arguments (after the path, comma-separated): bug=ties, bug=padding or bug=crash plant a
  * classic implementation bug, bug=index16 (indices held in 16 bits) and bug=last_chunk (a
  * reduction split into 4096-element chunks that drops a partial last chunk) two that only
- * large tensors show, bug=rank8 (room for seven dimensions once mergeable ones are merged:
+ * large tensors show, bug=rank16 (the winner's rank counted from where the scan starts, the
+ * reduction's end under DECREASING, held in 16 bits: right while the winner is within 65,535
+ * of that end) and bug=merge_ties (the reduction split into 4096-element chunks whose winners
+ * are merged with ties broken by their rank within the chunk, not in the reduction: right
+ * while the tied winners sit at the reduction's ends) two that only winners deep inside long
+ * reductions show, bug=rank8 (room for seven dimensions once mergeable ones are merged:
  * an eighth loses its stride) one that only rank 8 shows, bug=flaky (one execution in 499
  * answers wrong, as a race would) one that does not repeat, bug=refuse (5-D pooling refused as invalid) and bug=unsupported
  * (rank-8 inputs unsupported) a gap in what the plug-in claims, and bug=nan_sticky (a running
@@ -55,6 +60,7 @@
 
 #define BUGS(X) X(NONE, "") X(TIES, "ties") X(PADDING, "padding") X(CRASH, "crash") \
     X(INDEX16, "index16") X(LAST_CHUNK, "last_chunk") X(RANK8, "rank8") X(FLAKY, "flaky")            \
+    X(RANK16, "rank16") X(MERGE_TIES, "merge_ties")                                                     \
     X(REFUSE, "refuse") X(UNSUPPORTED, "unsupported") X(NAN_STICKY, "nan_sticky")          \
     X(DILATION, "dilation") X(SIGNED_ZERO, "signed_zero") X(FLOAT_BITS, "float_bits")              \
     X(SEED_LOWEST, "seed_lowest") X(STRIDES, "strides") X(OUT_STRIDES, "out_strides")      \
@@ -258,6 +264,23 @@ static void reduction_coords(const context *ctx, const op *o, uint64_t r, const 
     }
 }
 
+/* bug=merge_ties: whether r, tied in value with the running best, replaces it when chunk
+ * winners are merged by their rank within their chunk.  Within one chunk that order is the
+ * reduction's, so it differs from the right one only between chunks. */
+static bool merge_tie_replaces(uint64_t r, uint64_t best, bool decreasing)
+{
+    uint64_t rank = r % CHUNK_ELEMENTS, best_rank = best % CHUNK_ELEMENTS;
+    return decreasing ? rank >= best_rank : rank < best_rank;
+}
+
+/* bug=rank16: the winner's rank from the end the scan starts at (the last element under
+ * DECREASING), held in 16 bits, turned back into an index over the whole reduction. */
+static uint64_t rank16_index(uint64_t best, uint64_t group, bool decreasing)
+{
+    uint64_t rank = (uint16_t)(decreasing ? group - 1 - best : best);
+    return decreasing ? group - 1 - rank : rank;
+}
+
 static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffers *b)
 {
     bool minimize = o->type == DML_OPERATOR_ARGMIN;
@@ -275,6 +298,8 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
         uint64_t group = 1;
         for (unsigned i = 0; i < o->in.rank; i++)
             group *= o->reduced[i] ? o->in.sizes[i] : 1;
+        uint64_t reduced = group;
+        bool merges_chunks = planted(ctx, BUG_MERGE_TIES) && group > CHUNK_ELEMENTS;
         if (planted(ctx, BUG_LAST_CHUNK) && group > CHUNK_ELEMENTS)
             group -= group % CHUNK_ELEMENTS; /* the partial last chunk is never looked at */
         uint64_t best = 0;
@@ -292,12 +317,15 @@ static void run_arg_reduce(const context *ctx, const op *o, const dmlcheck_buffe
             double v = load_value(o->in.type, b->input, off);
             int c = order_of(ctx, v, best_v, minimize);
             bool later_wins = o->decreasing || planted(ctx, BUG_TIES);
-            bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && later_wins);
+            bool tie_replaces = merges_chunks ? merge_tie_replaces(r, best, o->decreasing) : later_wins;
+            bool replaces = sticky ? sticky_beats(v, best_v, minimize) : c > 0 || (c == 0 && tie_replaces);
             if ((step == 0 && !seeded) || replaces) {
                 best = r;
                 best_v = v;
             }
         }
+        if (planted(ctx, BUG_RANK16))
+            best = rank16_index(best, reduced, o->decreasing);
         store_index(ctx, &o->out, b->output, offset_of(&o->out, out), best);
     }
 }

@@ -298,6 +298,22 @@ static void draw_axes(prng *p, dml_case *c)
         c->axes[i] = perm[i];
 }
 
+/* Half the time all axes, a quarter at least half of them, else as draw_axes draws them; in
+ * shuffled order. */
+static void draw_many_axes(prng *p, dml_case *c)
+{
+    unsigned rank = c->input.rank, half = rank / 2, perm[DML_MAX_RANK], kind = (unsigned)prng_below(p, 4);
+    if (kind == 3 || rank < 2) {
+        draw_axes(p, c);
+        return;
+    }
+    unsigned count = kind < 2 ? rank : half + (unsigned)prng_below(p, rank - half);
+    draw_permutation(p, rank, perm);
+    c->axis_count = count ? count : 1;
+    for (unsigned i = 0; i < c->axis_count; i++)
+        c->axes[i] = perm[i];
+}
+
 /* A reduction over more than rq->long_extent_over elements: every dimension drawn small,
  * then one reduced axis grown until the reduced elements pass the size. */
 static void draw_long_reduction(prng *p, const shape_request *rq, dml_case *c)
@@ -321,7 +337,10 @@ static void arg_reduce_draw_shape(prng *p, const shape_request *rq, dml_case *c)
     } else if (deepest) {
         c->input.rank = DML_MAX_RANK;
         draw_dims_split(p, c->input.rank, rq->budget, c->input.sizes);
-        draw_axes(p, c);
+        if (rq->many_axes)
+            draw_many_axes(p, c);
+        else
+            draw_axes(p, c);
     } else {
         c->input.rank = 1 + (UINT)prng_below(p, DML_MAX_RANK);
         draw_dims(p, c->input.rank, rq->budget, c->input.sizes);

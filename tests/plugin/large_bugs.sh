@@ -33,10 +33,14 @@ rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example,bug=rank8" --types FLOAT32 --cases 10000 --seed 1 \
     --shrink-budget 0 --db "$tmp/db.sqlite"
 check "default_run_finds_bug_rank8" eval 'rc_is 1 && [ "$(judged_failures)" -gt 0 ]'
-# One bug, one family, and the family says what its failures need.
+# One bug, one family, and the family says what its failures need.  Since generator version 4
+# draws many more rank-8 unmergeable cases, one of them may be a NaN case whose first
+# difference reads as another kind (seed 1: one nan_breaks_order case); such strays stay
+# single cases, so every judged family but the first holds one case.
 judged_families() { grep -c '^  family [0-9]*: fail ' "$tmp/out"; }
+larger_strays() { grep '^  family [0-9]*: fail ' "$tmp/out" | grep -v '^  family 1: ' | grep -vc ', 1 case in 1 signature'; }
 check "bug_rank8_is_one_family_needing_rank_8" \
-    eval '[ "$(judged_families)" = 1 ] && grep -q "^  family 1: fail .*ARGMIN/ARGMAX.*needs: .*rank >= 8" "$tmp/out"'
+    eval 'grep -q "^  family 1: fail .*ARGMIN/ARGMAX.*needs: .*rank >= 8" "$tmp/out" && [ "$(larger_strays)" = 0 ]'
 rm -f "$tmp/db.sqlite"*
 run run --backend "plugin:$example,bug=ties" --types FLOAT32 --cases 10000 --seed 1 \
     --db "$tmp/db.sqlite"

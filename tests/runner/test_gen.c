@@ -258,6 +258,10 @@ static const struct {
     { 3, "ARGMAX 5_0 i32->u64 permuted must_reject sizes{1,5,1,1,1,12,1} strides{60,12,60,12,12,1,12} "
          "out{1,5,1,1,1,12,1} axes{6,7} dir 1",
       UINT64_C(0x04be5338b325ea58), UINT64_C(0x1a55905c20a0e894) },
+    /* Version 4 changed only the tiers: case 1:0 is version 3's, the span is not. */
+    { 4, "ARGMAX 5_0 i32->u64 permuted must_reject sizes{1,5,1,1,1,12,1} strides{60,12,60,12,12,1,12} "
+         "out{1,5,1,1,1,12,1} axes{6,7} dir 1",
+      UINT64_C(0x04be5338b325ea58), UINT64_C(0xba1d268029f7d916) },
 };
 
 static uint64_t span_fingerprint(const gen_options *opt)
@@ -300,6 +304,52 @@ static void test_golden(tap *t)
                     opt.version, GOLDEN_SPAN - 1))
             tap_diag("got UINT64_C(0x%016" PRIx64 ")", span);
         case_free(&c);
+    }
+}
+
+/* The size tiers' cases pinned on their own: the span above holds only a few of them (a
+ * large-tier case is 1 in 512), so a change to how large or deepest cases are drawn or
+ * filled could slip past it.  Cases 1:0 to 1:TIER_SPAN-1 whose input passes the small
+ * tiers' budget or has rank 8 are folded, with their count, per generator version. */
+#define TIER_SPAN 8192
+static const struct {
+    unsigned version, count;
+    uint64_t span;
+} tier_goldens[] = {
+    { 3, 624, UINT64_C(0x9e51caa7fcd34b71) },
+    { 4, 624, UINT64_C(0x49c365e571d56557) },
+};
+
+static bool is_tier_case(const dml_case *c)
+{
+    return tensor_element_count(c->input.rank, c->input.sizes) > GEN_SMALL_TIERS_ELEMENTS
+           || c->input.rank == DML_MAX_RANK;
+}
+
+static void test_tier_golden(tap *t)
+{
+    for (size_t g = 0; g < sizeof tier_goldens / sizeof tier_goldens[0]; g++) {
+        gen_options opt;
+        gen_options_default(&opt);
+        opt.version = tier_goldens[g].version;
+        uint64_t folded = UINT64_C(0xcbf29ce484222325);
+        unsigned count = 0;
+        for (uint64_t i = 0; i < TIER_SPAN; i++) {
+            dml_case c;
+            gen_info info;
+            if (!generate(1, i, &opt, &c, &info))
+                break;
+            if (is_tier_case(&c)) {
+                count++;
+                folded = (folded ^ case_fingerprint(&c) ^ ((uint64_t)info.dist << 8 | info.layout))
+                         * UINT64_C(0x100000001b3);
+            }
+            case_free(&c);
+        }
+        if (!tap_ok(t, count == tier_goldens[g].count && folded == tier_goldens[g].span,
+                    "golden g%u: the tier cases among 1:0 to 1:%d are pinned", opt.version,
+                    TIER_SPAN - 1))
+            tap_diag("got %u, UINT64_C(0x%016" PRIx64 ")", count, folded);
     }
 }
 
@@ -358,6 +408,23 @@ static uint64_t input_bits(const dml_case *c, const tensor_view *v, uint64_t log
     return dtype_load_bits(c->input_data, c->input.type, tensor_view_offset(v, logical));
 }
 
+/* Elements one ARGMIN/ARGMAX output element reduces. */
+static uint64_t reduction_length(const dml_case *c)
+{
+    uint64_t group = 1;
+    for (UINT a = 0; a < c->axis_count; a++)
+        group *= c->input.sizes[c->axes[a]];
+    return group;
+}
+
+/* Since version 4 a reduction of the size tiers (past the small tiers' budget) may have its
+ * winners deep inside instead (gen_values.c), which check_deep_winners checks. */
+static bool long_reduction(const dml_case *c)
+{
+    return op_table[c->op].module == &op_module_arg_reduce
+           && reduction_length(c) > GEN_SMALL_TIERS_ELEMENTS;
+}
+
 /* extreme_at_both_ends on ARGMIN/ARGMAX: the first and the last element of the first
  * reduction group hold the same value (so the two directions pick different indices). */
 static bool extremes_at_both_ends(const dml_case *c, const tensor_view *v)
@@ -393,7 +460,8 @@ static bool distribution_matches(const dml_case *c, gen_distribution dist)
     case GEN_DIST_padding_window:
         return op_table[c->op].module->has_padding;
     case GEN_DIST_extreme_at_both_ends:
-        return !(op_table[c->op].module == &op_module_arg_reduce) || extremes_at_both_ends(c, &v);
+        return !(op_table[c->op].module == &op_module_arg_reduce) || long_reduction(c)
+               || extremes_at_both_ends(c, &v);
     default:
         return true;
     }
@@ -411,6 +479,9 @@ typedef struct coverage {
      * distribution aims at; extreme_at_both_ends arg cases whose directions disagree. */
     unsigned ref_padding_window, ref_nan, ref_denormal, ref_nan_outside;
     unsigned extreme_checked, extreme_split;
+    /* Version 4's long reductions: cases checked, whose winners were as promised, and those
+     * whose winners were a deep pair rather than the ends. */
+    unsigned deep_checked, deep_right, deep_pairs;
     char first_invalid[1200];
 } coverage;
 
@@ -496,7 +567,33 @@ static void check_extremes_split(coverage *cv, dml_case *c)
         && first_index(c, DML_AXIS_DIRECTION_DECREASING) == group - 1;
 }
 
-static void count_reference(coverage *cv, dml_case *c, gen_distribution dist)
+/* Winners a tied pair deep inside (gen_values.c draw_deep_pair): INCREASING finds the first,
+ * DECREASING the second, a multiple of 4096 an odd distance below 2^16 after it, both 2^16
+ * from both ends when the reduction holds 2^17 + 4096 elements, else from one end. */
+static bool deep_pair_ok(uint64_t first, uint64_t second, uint64_t length, bool decreasing)
+{
+    const uint64_t far = UINT64_C(1) << 16;
+    bool one_end = length <= far || first >= far || (decreasing && second < length - far);
+    bool ends_far = length < 2 * far + 4096 ? one_end : first >= far && second < length - far;
+    return first < second && (second - first) % 2 == 1 && second - first < far
+           && second % 4096 == 0 && ends_far;
+}
+
+/* Output element 0 of a long reduction (not broadcast: an address shared by several
+ * elements may hold a winner earlier than the one stamped). */
+static void check_deep_winners(coverage *cv, dml_case *c, gen_distribution dist)
+{
+    uint64_t length = reduction_length(c);
+    uint64_t first = first_index(c, DML_AXIS_DIRECTION_INCREASING);
+    uint64_t second = first_index(c, DML_AXIS_DIRECTION_DECREASING);
+    bool ends = dist == GEN_DIST_extreme_at_both_ends && first == 0 && second == length - 1;
+    bool deep = deep_pair_ok(first, second, length, c->direction == DML_AXIS_DIRECTION_DECREASING);
+    cv->deep_checked++;
+    cv->deep_right += ends || deep;
+    cv->deep_pairs += deep;
+}
+
+static void count_reference(coverage *cv, dml_case *c, gen_distribution dist, gen_layout layout)
 {
     exec_options opt = { NAN_POLICY_IGNORE, false };
     case_outputs out;
@@ -509,7 +606,12 @@ static void count_reference(coverage *cv, dml_case *c, gen_distribution dist)
     cv->ref_nan += nan_dist && (classes & CASE_CLASS_NAN);
     cv->ref_nan_outside += !nan_dist && (classes & CASE_CLASS_NAN);
     cv->ref_denormal += dist == GEN_DIST_denormal && (classes & CASE_CLASS_DENORMAL);
-    if (dist == GEN_DIST_extreme_at_both_ends && (op_table[c->op].module == &op_module_arg_reduce))
+    bool deep_dist = dist == GEN_DIST_uniform || dist == GEN_DIST_ties
+                     || dist == GEN_DIST_extreme_at_both_ends;
+    if (long_reduction(c) && deep_dist && layout != GEN_LAYOUT_broadcast)
+        check_deep_winners(cv, c, dist);
+    else if (dist == GEN_DIST_extreme_at_both_ends && !long_reduction(c)
+             && (op_table[c->op].module == &op_module_arg_reduce))
         check_extremes_split(cv, c);
 }
 
@@ -547,7 +649,7 @@ static void count_case(coverage *cv, dml_case *c, const gen_info *info, uint64_t
                      COVERAGE_SEED, index, err.msg);
         return;
     }
-    count_reference(cv, c, info->dist);
+    count_reference(cv, c, info->dist, info->layout);
 }
 
 static void print_table(const coverage *cv)
@@ -584,6 +686,9 @@ static void print_table(const coverage *cv)
              cv->ref_padding_window, cv->dist[GEN_DIST_padding_window], cv->ref_nan,
              cv->dist[GEN_DIST_nan_some] + cv->dist[GEN_DIST_nan_all], cv->ref_nan_outside,
              cv->ref_denormal, cv->dist[GEN_DIST_denormal], cv->extreme_split, cv->extreme_checked);
+    tap_diag("  reference: long ARGMIN/ARGMAX reductions (uniform, ties, extreme_at_both_ends) "
+             "whose winners are as drawn %u/%u, a tied pair deep inside %u",
+             cv->deep_right, cv->deep_checked, cv->deep_pairs);
 }
 
 /* Every (op, level, type) the generator's table allows was drawn; and every index type. */
@@ -660,6 +765,10 @@ static void test_coverage(tap *t)
            "reference: nan and denormal distributions produce the nan and denormal classes");
     tap_ok(t, cv->extreme_checked > 0 && cv->extreme_split == cv->extreme_checked,
            "reference: extreme_at_both_ends makes INCREASING and DECREASING pick first and last");
+    tap_ok(t, cv->deep_pairs > 0 && cv->deep_right == cv->deep_checked,
+           "reference: long reductions' winners are a tied pair deep inside (%u of %u) or, for "
+           "extreme_at_both_ends, the ends (%u)", cv->deep_pairs, cv->deep_checked,
+           cv->deep_checked - cv->deep_pairs);
     free(cv);
 }
 
@@ -670,7 +779,23 @@ static void test_coverage(tap *t)
 typedef struct tier_counts {
     unsigned medium, reduce_over_2_16, plane_over_2_16, over_2_20, over_budget, invalid;
     unsigned deepest_axes[DML_MAX_RANK + 1]; /* rank-8 ARGMIN/ARGMAX, every size >= 2, unmergeable */
+    unsigned all_axes_unmerged; /* of those, every axis reduced and no two neighbours mergeable */
 } tier_counts;
+
+/* No two neighbouring dimensions walk memory as one (the outer's stride the inner's span),
+ * so a kernel merging dimensions keeps all eight. */
+static bool no_neighbours_merge(const case_tensor *t)
+{
+    UINT strides[DML_MAX_RANK];
+    for (UINT d = 0; d < t->rank; d++)
+        strides[d] = t->has_strides ? t->strides[d] : 0;
+    if (!t->has_strides) /* packed: every neighbour merges */
+        return false;
+    for (UINT d = 1; d < t->rank; d++)
+        if ((uint64_t)strides[d - 1] == (uint64_t)strides[d] * t->sizes[d])
+            return false;
+    return true;
+}
 
 static uint64_t long_extent(const dml_case *c)
 {
@@ -699,8 +824,10 @@ static void count_tier(tier_counts *k, dml_case *c, const gen_info *info)
     for (UINT d = 0; d < c->input.rank; d++)
         split &= c->input.sizes[d] >= 2;
     bool unmergeable = info->layout == GEN_LAYOUT_permuted || info->layout == GEN_LAYOUT_padded;
-    if (reduce && split && unmergeable && !c->must_reject)
+    if (reduce && split && unmergeable && !c->must_reject) {
         k->deepest_axes[c->axis_count]++;
+        k->all_axes_unmerged += c->axis_count == DML_MAX_RANK && no_neighbours_merge(&c->input);
+    }
 }
 
 /* The tiers reach what the small cases never do: reductions and planes past 2^16 and 2^20
@@ -732,6 +859,11 @@ static void test_tiers(tap *t)
     tap_ok(t, every, "tiers: rank 8, every size >= 2, permuted or padded, with 1..8 reduced axes "
            "(%u %u %u %u %u %u %u %u)", k.deepest_axes[1], k.deepest_axes[2], k.deepest_axes[3],
            k.deepest_axes[4], k.deepest_axes[5], k.deepest_axes[6], k.deepest_axes[7], k.deepest_axes[8]);
+    /* Version 3 drew 20 in these 100,000 cases of seed 1 (a third of its deepest cases reduce
+     * every axis, a fifth of those are permuted, a third of those with no neighbours in
+     * order); version 4 draws 269 (gen.c layout_unmergeable, arg_reduce.c draw_many_axes). */
+    tap_ok(t, k.all_axes_unmerged >= 200, "tiers: rank 8 reducing every axis with no two "
+           "neighbours mergeable: %u in %d cases", k.all_axes_unmerged, TIER_CASES);
     gen_options_default(&opt);
     opt.max_elements = GEN_SMALL_TIERS_ELEMENTS;
     uint64_t largest = 0;
@@ -986,6 +1118,7 @@ int main(void)
     test_must_reject(&t);
     test_inputs_per_desc(&t);
     test_golden(&t);
+    test_tier_golden(&t);
     test_coverage(&t);
     test_tiers(&t);
     test_filters(&t);
