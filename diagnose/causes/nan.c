@@ -45,7 +45,8 @@ const cause cause_nan_propagates_first = {
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
     .variant = { .backwards = direction_order, .replaces = first_nan_replaces },
-    .plan = { .fill = fill_nans },
+    /* Pooling values compare NaNs by NaN-ness, so which NaN stays shows in indices only. */
+    .plan = { .indices = PROBE_INDICES_ADD, .fill = fill_nans },
 };
 
 /* ---- nan_propagates_last ------------------------------------------------------------ */
@@ -64,7 +65,8 @@ const cause cause_nan_propagates_last = {
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
     .variant = { .backwards = direction_order, .replaces = last_nan_replaces },
-    .plan = { .fill = fill_nans },
+    /* Pooling values compare NaNs by NaN-ness, so which NaN stays shows in indices only. */
+    .plan = { .indices = PROBE_INDICES_ADD, .fill = fill_nans },
 };
 
 /* ---- nan_restarts ------------------------------------------------------------------- */
