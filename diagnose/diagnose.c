@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "compare.h"
+#include "dtype.h"
+#include "layout.h"
+#include "op_module.h"
 #include "probe.h"
 #include "reference.h"
 
@@ -51,6 +54,49 @@ static bool same_outputs(const dml_case *c, const case_outputs *a, const case_ou
     return compare_outputs(c, a, b, NULL);
 }
 
+/* Whether output element `logical` of a pooling case has a real input element among its
+ * deciders (false: its window lies wholly in padding). */
+static bool window_decided(const dml_case *c, const tensor_view *out, uint64_t logical)
+{
+    uint32_t coords[DML_MAX_RANK];
+    decider_facts facts;
+    tensor_view_coords(out, logical, coords);
+    case_module(c)->visit_deciders(c, coords, NULL, NULL, &facts);
+    return !facts.all_padding;
+}
+
+static bool same_element(const case_tensor *t, const tensor_view *v, const uint8_t *a, const uint8_t *b,
+                         uint64_t logical)
+{
+    uint64_t at = tensor_view_offset(v, logical);
+    return !a || !b || compare_bits_equal(t->type, dtype_load_bits(a, t->type, at), dtype_load_bits(b, t->type, at));
+}
+
+/* Whether a prediction differs from the spec's answer in some output whose window holds a
+ * real element.  A pooling window wholly in padding has no candidate (D7): the spec's
+ * answer there is dmlcheck's choice, not DirectML's (SEMANTICS, "Decisions the catalogue
+ * needed"), so a prediction that parts from it only there is no evidence; an
+ * implementation that writes 0 there (OpenVINO's INT16 MaxPool) was named
+ * padding_as_zero_value from such probes. */
+static bool differs_from_spec(const dml_case *c, const case_outputs *predicted, const case_outputs *spec)
+{
+    if (same_outputs(c, predicted, spec))
+        return false;
+    if (case_module(c)->output_is_index)
+        return true;
+    tensor_view out, idx;
+    case_tensor_view(&c->output, &out);
+    if (c->indices.present)
+        case_tensor_view(&c->indices, &idx);
+    for (uint64_t logical = 0; logical < out.elements; logical++)
+        if (window_decided(c, &out, logical)
+            && (!same_element(&c->output, &out, predicted->output, spec->output, logical)
+                || (c->indices.present
+                    && !same_element(&c->indices, &idx, predicted->indices, spec->indices, logical))))
+            return true;
+    return false;
+}
+
 /* The spec's answer on c; false when memory runs out. */
 static bool spec_answer(const dml_case *c, const exec_options *exec, case_outputs *out)
 {
@@ -67,7 +113,7 @@ static bool predict_one(drawn *w, size_t k, const exec_options *exec)
     if (!scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
         return false;
     w->predicts |= 1ull << k;
-    if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
+    if (differs_from_spec(&w->probe, &w->predicted[k], &w->spec))
         w->differs |= 1ull << k;
     return true;
 }
@@ -217,7 +263,7 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
         case_outputs predicted = { 0 };
         dmlc_error why;
         if (scan_predict(&cause_catalogue[k]->variant, failing, exec, &predicted, &why)
-            && !same_outputs(failing, &predicted, &spec))
+            && !same_outputs(failing, &predicted, &spec)) /* the failure, whatever its windows */
             d->candidates |= 1ull << k;
         case_outputs_free(&predicted);
     }
@@ -250,7 +296,7 @@ static unsigned pair_explanations(const diagnosis *d, const scan_variant *both,
         case_outputs predicted = { 0 };
         dmlc_error why;
         n += scan_predict(both, &r->probe, exec, &predicted, &why)
-             && !same_outputs(&r->probe, &predicted, &r->spec)
+             && differs_from_spec(&r->probe, &predicted, &r->spec)
              && same_outputs(&r->probe, &predicted, &r->got.outputs);
         case_outputs_free(&predicted);
     }
