@@ -78,7 +78,7 @@ static bool same_element(const case_tensor *t, const tensor_view *v, const uint8
  * needed"), so a prediction that parts from it only there is no evidence; an
  * implementation that writes 0 there (OpenVINO's INT16 MaxPool) was named
  * padding_as_zero_value from such probes. */
-static bool differs_from_spec(const dml_case *c, const case_outputs *predicted, const case_outputs *spec)
+static bool differs_where_decided(const dml_case *c, const case_outputs *predicted, const case_outputs *spec)
 {
     if (same_outputs(c, predicted, spec))
         return false;
@@ -94,6 +94,37 @@ static bool differs_from_spec(const dml_case *c, const case_outputs *predicted, 
                 || (c->indices.present
                     && !same_element(&c->indices, &idx, predicted->indices, spec->indices, logical))))
             return true;
+    return false;
+}
+
+/* Whether an answer contradicts cause h's prediction: an output of a window holding a real
+ * element differs, or an index other than one the prediction leaves open.  A cause whose
+ * probes drop indices (padding read as a value) predicts all ones for a padding winner,
+ * and what an implementation writes for it is its own (D7): not compared. */
+static bool contradicts(const cause *h, const dml_case *c, const case_outputs *predicted,
+                        const case_outputs *got)
+{
+    if (same_outputs(c, predicted, got))
+        return false;
+    if (case_module(c)->output_is_index)
+        return true;
+    tensor_view out, idx;
+    case_tensor_view(&c->output, &out);
+    if (c->indices.present)
+        case_tensor_view(&c->indices, &idx);
+    bool open_padding_index = h->plan.indices == PROBE_INDICES_DROP && c->indices.present;
+    uint64_t none = open_padding_index ? dtype_load_bits(&(uint64_t){ UINT64_MAX }, c->indices.type, 0) : 0;
+    for (uint64_t logical = 0; logical < out.elements; logical++) {
+        if (!window_decided(c, &out, logical))
+            continue;
+        if (!same_element(&c->output, &out, predicted->output, got->output, logical))
+            return true;
+        if (c->indices.present && predicted->indices
+            && (!open_padding_index
+                || dtype_load_bits(predicted->indices, c->indices.type, tensor_view_offset(&idx, logical)) != none)
+            && !same_element(&c->indices, &idx, predicted->indices, got->indices, logical))
+            return true;
+    }
     return false;
 }
 
@@ -113,7 +144,7 @@ static bool predict_one(drawn *w, size_t k, const exec_options *exec)
     if (!scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
         return false;
     w->predicts |= 1ull << k;
-    if (differs_from_spec(&w->probe, &w->predicted[k], &w->spec))
+    if (differs_where_decided(&w->probe, &w->predicted[k], &w->spec))
         w->differs |= 1ull << k;
     return true;
 }
@@ -271,9 +302,29 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
     return true;
 }
 
-/* Probes on which cause h alone explains what came back, where the spec would not. */
+/* Whether some probe refutes cause h: its prediction differs from the spec there and the
+ * answer differs from its prediction, both in windows holding a real element.  An
+ * implementation with that bug gives its prediction on every probe, so one refutation
+ * outweighs any number of probes it explains (INT8 padding read as -128, index all ones:
+ * best_seeded_with_type_min explained the probes with padding, and was refuted by its own
+ * probes without padding, where the answers were the spec's). */
+static bool refuted(const diagnosis *d, size_t h)
+{
+    for (unsigned i = 0; i < d->probe_count; i++) {
+        const diagnosis_probe *r = &d->probes[i];
+        if (r->got.ran && ((r->differs >> h) & 1)
+            && contradicts(cause_catalogue[h], &r->probe, &r->predicted[h], &r->got.outputs))
+            return true;
+    }
+    return false;
+}
+
+/* Probes on which cause h alone explains what came back, where the spec would not; 0 when
+ * a probe refutes it. */
 static unsigned sole_explanations(const diagnosis *d, size_t h)
 {
+    if (refuted(d, h))
+        return 0;
     unsigned n = 0;
     for (unsigned i = 0; i < d->probe_count; i++) {
         const diagnosis_probe *r = &d->probes[i];
@@ -296,7 +347,7 @@ static unsigned pair_explanations(const diagnosis *d, const scan_variant *both,
         case_outputs predicted = { 0 };
         dmlc_error why;
         n += scan_predict(both, &r->probe, exec, &predicted, &why)
-             && differs_from_spec(&r->probe, &predicted, &r->spec)
+             && differs_where_decided(&r->probe, &predicted, &r->spec)
              && same_outputs(&r->probe, &predicted, &r->got.outputs);
         case_outputs_free(&predicted);
     }
