@@ -187,6 +187,7 @@ const cause cause_nan_first_sticky = {
                 "(NaN policy first-sticky, D4)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = nan_policy_has_nan,
+    .nan_policy = true,
     .variant = { .backwards = scan_direction_order, .replaces = plain_greater },
     .plan = { .fill = fill_some_nans },
 };
