@@ -77,6 +77,7 @@ static const planted_bug typed_bugs[] = {
     { "seed_type_min", "best_seeded_with_type_min", POOL_OPS, ALL_TYPES, NULL },
     { "unsigned_signed", "unsigned_read_as_signed", ARG_OPS | POOL_OPS, UNSIGNED, NULL },
     { "int64_32", "int64_compared_as_32_bits", ARG_OPS | POOL_OPS, TYPE(INT64) | TYPE(UINT64), NULL },
+    { "u64_as_i32", "uint64_read_as_int32", ARG_OPS | POOL_OPS, TYPE(UINT64), NULL },
     { "fp16_bits", "float_compared_as_int_bits", ARG_OPS | POOL_OPS, TYPE(FLOAT16), NULL },
     { "ftz", "denormals_flushed", ARG_OPS | POOL_OPS, FLOATS, NULL },
     { "daz", "denormals_compared_as_zero", POOL_OPS, FLOATS, NULL },
