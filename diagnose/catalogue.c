@@ -27,6 +27,26 @@ const cause *cause_find(const char *id)
     return NULL;
 }
 
+bool cause_key_is_other_bug(const char *key)
+{
+    char id[128];
+    bool any = false;
+    for (const char *at = key; at && *at;) {
+        const char *plus = strchr(at, '+');
+        size_t n = plus ? (size_t)(plus - at) : strlen(at);
+        if (n >= sizeof id)
+            return false;
+        memcpy(id, at, n);
+        id[n] = 0;
+        const cause *h = cause_find(id);
+        if (!h || h->nan_policy)
+            return false;
+        any = true;
+        at = plus ? plus + 1 : NULL;
+    }
+    return any;
+}
+
 bool cause_applies(const cause *h, const dml_case *c)
 {
     unsigned family = case_module(c)->output_is_index ? CAUSE_ARG_REDUCE : CAUSE_POOLING;

@@ -61,6 +61,10 @@ typedef struct cause {
     bool (*applies)(const dml_case *c);
     scan_variant variant; /* the prediction */
     probe_plan plan;
+    /* One of the NaN-policy fingerprint's policies (SEMANTICS "NaN-policy fingerprint"): a
+     * family of this cause is NaN behaviour, which the fingerprint describes; a family of any
+     * other cause is a bug whose NaN cases the fingerprint leaves out. */
+    bool nan_policy;
 } cause;
 
 /* The catalogue, in causes.def order: cause_catalogue[CAUSE_INDEX_name] is cause_name. */
@@ -73,6 +77,10 @@ enum {
 extern const cause *const cause_catalogue[CAUSE_COUNT];
 /* The entry called id; NULL when none is. */
 const cause *cause_find(const char *id);
+/* Whether a stored root-cause key ("id", or "a+b" for two causes confirmed together) names
+ * only causes of the catalogue that are not NaN policies: a bug whose changes to NaN cases
+ * say nothing of the NaN policy.  False for an unknown id or an empty key. */
+bool cause_key_is_other_bug(const char *key);
 /* Whether h is a candidate for a case like c: its family, then its applies(). */
 bool cause_applies(const cause *h, const dml_case *c);
 

@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "compare.h"
+#include "dtype.h"
+#include "layout.h"
+#include "op_module.h"
 #include "probe.h"
 #include "reference.h"
 
@@ -35,12 +38,15 @@ typedef struct drawn {
     case_outputs spec;
     case_outputs predicted[CAUSE_COUNT];
     uint64_t predicts, differs;
+    uint8_t *decided; /* decided_windows of the probe */
 } drawn;
 
 static void drawn_free(drawn *w)
 {
     case_free(&w->probe);
     case_outputs_free(&w->spec);
+    free(w->decided);
+    w->decided = NULL;
     for (size_t k = 0; k < CAUSE_COUNT; k++)
         case_outputs_free(&w->predicted[k]);
     w->predicts = w->differs = 0;
@@ -49,6 +55,117 @@ static void drawn_free(drawn *w)
 static bool same_outputs(const dml_case *c, const case_outputs *a, const case_outputs *b)
 {
     return compare_outputs(c, a, b, NULL);
+}
+
+/* Whether output element `logical` of a pooling case has a real input element among its
+ * deciders (false: its window lies wholly in padding). */
+static bool window_decided(const dml_case *c, const tensor_view *out, uint64_t logical)
+{
+    uint32_t coords[DML_MAX_RANK];
+    decider_facts facts;
+    tensor_view_coords(out, logical, coords);
+    case_module(c)->visit_deciders(c, coords, NULL, NULL, &facts);
+    return !facts.all_padding;
+}
+
+/* Whether every output of c has a real element among its deciders, known without a walk:
+ * ARGMIN/ARGMAX, and pooling without padding (a window starts inside the input, D8). */
+static bool every_window_decided(const dml_case *c)
+{
+    if (case_module(c)->output_is_index)
+        return true;
+    for (unsigned s = 0; s < c->spatial_count; s++)
+        if (c->start_padding[s] || c->end_padding[s])
+            return false;
+    return true;
+}
+
+/* Which outputs of c have a real element among their deciders, one byte each; NULL when
+ * every one has (*failed set when memory runs out).  Made once per probe: a walk of every
+ * window per rival's prediction was most of the cost of a large probe. */
+static uint8_t *decided_windows(const dml_case *c, bool *failed)
+{
+    *failed = false;
+    if (every_window_decided(c))
+        return NULL;
+    tensor_view out;
+    case_tensor_view(&c->output, &out);
+    uint8_t *decided = malloc(out.elements ? out.elements : 1);
+    for (uint64_t logical = 0; decided && logical < out.elements; logical++)
+        decided[logical] = window_decided(c, &out, logical);
+    *failed = !decided;
+    return decided;
+}
+
+static bool same_element(const case_tensor *t, const tensor_view *v, const uint8_t *a, const uint8_t *b,
+                         uint64_t logical)
+{
+    uint64_t at = tensor_view_offset(v, logical);
+    return !a || !b || compare_bits_equal(t->type, dtype_load_bits(a, t->type, at), dtype_load_bits(b, t->type, at));
+}
+
+/* Whether a prediction differs from the spec's answer in some output whose window holds a
+ * real element.  A pooling window wholly in padding has no candidate (D7): the spec's
+ * answer there is dmlcheck's choice, not DirectML's (SEMANTICS, "Decisions the catalogue
+ * needed"), so a prediction that parts from it only there is no evidence; an
+ * implementation that writes 0 there (OpenVINO's INT16 MaxPool) was named
+ * padding_as_zero_value from such probes. */
+static bool differs_where_decided(const dml_case *c, const uint8_t *decided, const case_outputs *predicted,
+                                  const case_outputs *spec)
+{
+    if (same_outputs(c, predicted, spec))
+        return false;
+    if (!decided)
+        return true;
+    tensor_view out, idx;
+    case_tensor_view(&c->output, &out);
+    if (c->indices.present)
+        case_tensor_view(&c->indices, &idx);
+    for (uint64_t logical = 0; logical < out.elements; logical++)
+        if (decided[logical]
+            && (!same_element(&c->output, &out, predicted->output, spec->output, logical)
+                || (c->indices.present
+                    && !same_element(&c->indices, &idx, predicted->indices, spec->indices, logical))))
+            return true;
+    return false;
+}
+
+/* Whether a cause's probes drop indices: padding read as a value, whose prediction for a
+ * padding winner's index (all ones) stands for whatever the implementation writes (D7). */
+static bool padding_index_open(const cause *h)
+{
+    return h->plan.indices == PROBE_INDICES_DROP;
+}
+
+/* Whether an answer contradicts a prediction: an output of a window holding a real element
+ * differs, or an index other than one the prediction leaves open (all ones, with
+ * open_padding_index: padding_index_open). */
+static bool contradicts(bool open_padding_index, const dml_case *c, const uint8_t *decided,
+                        const case_outputs *predicted, const case_outputs *got)
+{
+    if (same_outputs(c, predicted, got))
+        return false;
+    if (case_module(c)->output_is_index
+        || (!decided && !(open_padding_index && c->indices.present)))
+        return true;
+    tensor_view out, idx;
+    case_tensor_view(&c->output, &out);
+    if (c->indices.present)
+        case_tensor_view(&c->indices, &idx);
+    open_padding_index = open_padding_index && c->indices.present;
+    uint64_t none = open_padding_index ? dtype_load_bits(&(uint64_t){ UINT64_MAX }, c->indices.type, 0) : 0;
+    for (uint64_t logical = 0; logical < out.elements; logical++) {
+        if (decided && !decided[logical])
+            continue;
+        if (!same_element(&c->output, &out, predicted->output, got->output, logical))
+            return true;
+        if (c->indices.present && predicted->indices
+            && (!open_padding_index
+                || dtype_load_bits(predicted->indices, c->indices.type, tensor_view_offset(&idx, logical)) != none)
+            && !same_element(&c->indices, &idx, predicted->indices, got->indices, logical))
+            return true;
+    }
+    return false;
 }
 
 /* The spec's answer on c; false when memory runs out. */
@@ -67,7 +184,7 @@ static bool predict_one(drawn *w, size_t k, const exec_options *exec)
     if (!scan_predict(&cause_catalogue[k]->variant, &w->probe, exec, &w->predicted[k], &err))
         return false;
     w->predicts |= 1ull << k;
-    if (!same_outputs(&w->probe, &w->predicted[k], &w->spec))
+    if (differs_where_decided(&w->probe, w->decided, &w->predicted[k], &w->spec))
         w->differs |= 1ull << k;
     return true;
 }
@@ -119,7 +236,9 @@ static bool draw_once(const dml_case *failing, size_t h, uint64_t rivals, const 
     prng p;
     prng_seed2(&p, opt->seed, stream);
     c->plan.fill(&p, &w->probe);
-    if (!spec_answer(&w->probe, &opt->exec, &w->spec)) {
+    bool no_memory;
+    if (!spec_answer(&w->probe, &opt->exec, &w->spec)
+        || (w->decided = decided_windows(&w->probe, &no_memory), no_memory)) {
         drawn_free(w);
         return err_set(err, "out of memory computing a probe's spec answer");
     }
@@ -168,6 +287,7 @@ static bool ask_probe(drawn *w, size_t h, probe_ask ask, void *ctx, diagnosis *d
     memcpy(r->predicted, w->predicted, sizeof r->predicted);
     r->predicts = w->predicts;
     r->differs = w->differs;
+    r->decided = w->decided;
     *w = (drawn){ 0 }; /* the record owns it all now */
     if (!case_outputs_alloc(&r->got.outputs, &r->probe))
         return err_set(err, "out of memory for a probe's answer");
@@ -217,7 +337,7 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
         case_outputs predicted = { 0 };
         dmlc_error why;
         if (scan_predict(&cause_catalogue[k]->variant, failing, exec, &predicted, &why)
-            && !same_outputs(failing, &predicted, &spec))
+            && !same_outputs(failing, &predicted, &spec)) /* the failure, whatever its windows */
             d->candidates |= 1ull << k;
         case_outputs_free(&predicted);
     }
@@ -225,9 +345,30 @@ static bool find_candidates(const dml_case *failing, const exec_options *exec, d
     return true;
 }
 
-/* Probes on which cause h alone explains what came back, where the spec would not. */
+/* Whether some probe refutes cause h: its prediction differs from the spec there and the
+ * answer differs from its prediction, both in windows holding a real element.  An
+ * implementation with that bug gives its prediction on every probe, so one refutation
+ * outweighs any number of probes it explains (INT8 padding read as -128, index all ones:
+ * best_seeded_with_type_min explained the probes with padding, and was refuted by its own
+ * probes without padding, where the answers were the spec's). */
+static bool refuted(const diagnosis *d, size_t h)
+{
+    for (unsigned i = 0; i < d->probe_count; i++) {
+        const diagnosis_probe *r = &d->probes[i];
+        if (r->got.ran && ((r->differs >> h) & 1)
+            && contradicts(padding_index_open(cause_catalogue[h]), &r->probe, r->decided, &r->predicted[h],
+                           &r->got.outputs))
+            return true;
+    }
+    return false;
+}
+
+/* Probes on which cause h alone explains what came back, where the spec would not; 0 when
+ * a probe refutes it. */
 static unsigned sole_explanations(const diagnosis *d, size_t h)
 {
+    if (refuted(d, h))
+        return 0;
     unsigned n = 0;
     for (unsigned i = 0; i < d->probe_count; i++) {
         const diagnosis_probe *r = &d->probes[i];
@@ -239,7 +380,7 @@ static unsigned sole_explanations(const diagnosis *d, size_t h)
 
 /* Probes where causes a and b together explain what came back, where the spec and every
  * single rival do not. */
-static unsigned pair_explanations(const diagnosis *d, const scan_variant *both,
+static unsigned pair_explanations(const diagnosis *d, const scan_variant *both, bool open_padding_index,
                                   const exec_options *exec)
 {
     unsigned n = 0;
@@ -250,8 +391,8 @@ static unsigned pair_explanations(const diagnosis *d, const scan_variant *both,
         case_outputs predicted = { 0 };
         dmlc_error why;
         n += scan_predict(both, &r->probe, exec, &predicted, &why)
-             && !same_outputs(&r->probe, &predicted, &r->spec)
-             && same_outputs(&r->probe, &predicted, &r->got.outputs);
+             && differs_where_decided(&r->probe, r->decided, &predicted, &r->spec)
+             && !contradicts(open_padding_index, &r->probe, r->decided, &predicted, &r->got.outputs);
         case_outputs_free(&predicted);
     }
     return n;
@@ -271,7 +412,10 @@ static void confirm_pair(const diagnose_options *opt, diagnosis *d)
             if (!((d->candidates >> b) & 1)
                 || !scan_variant_compose(&cause_catalogue[a]->variant,
                                          &cause_catalogue[b]->variant, &both)
-                || pair_explanations(d, &both, &opt->exec) < DIAGNOSE_CONFIRMATIONS)
+                || pair_explanations(d, &both,
+                                     padding_index_open(cause_catalogue[a])
+                                         || padding_index_open(cause_catalogue[b]),
+                                     &opt->exec) < DIAGNOSE_CONFIRMATIONS)
                 continue;
             if (found++ == 0) {
                 pair[0] = a;
@@ -326,6 +470,7 @@ void diagnosis_free(diagnosis *d)
         case_free(&r->probe);
         case_outputs_free(&r->spec);
         case_outputs_free(&r->got.outputs);
+        free(r->decided);
         for (size_t k = 0; k < CAUSE_COUNT; k++)
             case_outputs_free(&r->predicted[k]);
     }

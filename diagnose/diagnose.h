@@ -54,6 +54,7 @@ typedef struct diagnosis_probe {
     uint64_t predicts;   /* bit k: cause k predicted this probe */
     uint64_t differs;    /* bit k: its prediction differs from the spec */
     uint64_t holds;      /* bit k: its prediction is what came back */
+    uint8_t *decided;    /* per output: its window holds a real element (NULL: every one) */
 } diagnosis_probe;
 
 typedef struct diagnosis {

@@ -200,6 +200,18 @@ static void put_answers(char *buf, size_t size, size_t *used, const diagnosis_pr
     }
 }
 
+/* The other causes whose prediction is what came back: the look-alikes that kept a probe
+ * from counting for one cause alone. */
+static void put_look_alikes(char *buf, size_t size, size_t *used, uint64_t held)
+{
+    const char *sep = "; also by ";
+    for (size_t k = 0; k < CAUSE_COUNT; k++)
+        if ((held >> k) & 1) {
+            put(buf, size, used, "%s%s", sep, cause_catalogue[k]->id);
+            sep = ", ";
+        }
+}
+
 const char *diagnosis_text(const diagnosis *d, char *buf, size_t size)
 {
     size_t used = 0;
@@ -221,8 +233,10 @@ const char *diagnosis_text(const diagnosis *d, char *buf, size_t size)
         put(buf, size, &used, "  probe %u for %s: %s %s %s %s: ", i + 1, r->built_for->id,
             op_table[r->probe.op].name, dtype_name(r->probe.input.type), sizes, params);
         put_answers(buf, size, &used, r, shown);
-        put(buf, size, &used, " (%s by %s)\n", (r->holds >> shown) & 1 ? "predicted" : "not predicted",
+        put(buf, size, &used, " (%s by %s", (r->holds >> shown) & 1 ? "predicted" : "not predicted",
             cause_catalogue[shown]->id);
+        put_look_alikes(buf, size, &used, r->holds & r->differs & ~(1ull << shown));
+        put(buf, size, &used, ")\n");
     }
     return buf;
 }

@@ -85,6 +85,121 @@ static bool shrink_to(dml_case *probe, uint64_t budget)
     return probe_resize(probe, sizes);
 }
 
+/* Rows an ARGMIN/ARGMAX probe of one output element gets: on one row a look-alike often
+ * predicts the same index whatever the values (-0 before +0: signed_zero_not_tied and
+ * float_compared_as_int_bits both pick the -0), while on several rows drawn apart one row
+ * can show one cause and another row the other. */
+#define PROBE_ROWS 4
+
+/* The probe's descriptor before a reshape is tried, to restore when it is invalid. */
+typedef struct saved_shape {
+    UINT rank, sizes[DML_MAX_RANK], axis_count, axes[DML_MAX_RANK];
+} saved_shape;
+
+static void save_shape(const dml_case *probe, saved_shape *s)
+{
+    s->rank = probe->input.rank;
+    memcpy(s->sizes, probe->input.sizes, sizeof s->sizes);
+    s->axis_count = probe->axis_count;
+    memcpy(s->axes, probe->axes, sizeof s->axes);
+}
+
+static bool restore_shape(dml_case *probe, const saved_shape *s)
+{
+    probe->input.rank = s->rank;
+    probe->axis_count = s->axis_count;
+    memcpy(probe->axes, s->axes, sizeof s->axes);
+    return probe_resize(probe, s->sizes);
+}
+
+static bool is_reduced(const dml_case *probe, unsigned d)
+{
+    for (unsigned a = 0; a < probe->axis_count; a++)
+        if (probe->axes[a] == d)
+            return true;
+    return false;
+}
+
+/* Rows for an ARGMIN/ARGMAX probe of one output element, the reduction of each row as it
+ * was: a kept axis of size 1 grown, else a new leading axis (the listed axes move up one),
+ * else a reduced axis of size 1 (reducing it changed nothing) dropped from Axes and grown. */
+static bool add_arg_reduce_rows(dml_case *probe, const saved_shape *was)
+{
+    UINT sizes[DML_MAX_RANK];
+    memcpy(sizes, was->sizes, sizeof sizes);
+    for (unsigned d = 0; d < was->rank; d++)
+        if (sizes[d] == 1 && !is_reduced(probe, d)) {
+            sizes[d] = PROBE_ROWS;
+            return probe_resize(probe, sizes);
+        }
+    if (was->rank < DML_MAX_RANK) {
+        probe->input.rank = was->rank + 1;
+        sizes[0] = PROBE_ROWS;
+        memcpy(sizes + 1, was->sizes, sizeof(UINT) * was->rank);
+        for (unsigned a = 0; a < probe->axis_count; a++)
+            probe->axes[a]++;
+        if (probe_resize(probe, sizes))
+            return true;
+        restore_shape(probe, was);
+        memcpy(sizes, was->sizes, sizeof sizes);
+    }
+    for (unsigned a = 0; probe->axis_count > 1 && a < probe->axis_count; a++)
+        if (sizes[probe->axes[a]] == 1) {
+            sizes[probe->axes[a]] = PROBE_ROWS;
+            memmove(probe->axes + a, probe->axes + a + 1, sizeof(UINT) * (probe->axis_count - a - 1));
+            probe->axis_count--;
+            return probe_resize(probe, sizes);
+        }
+    return false;
+}
+
+/* A pooling probe whose output has one element along its last axis: that input axis grown
+ * by one window stride at a time (at most four) until two windows fit, so a row of outputs
+ * shows what carries over from one window to the next. */
+static bool add_pooling_row(dml_case *probe, const saved_shape *was)
+{
+    unsigned last = was->rank - 1, s = probe->spatial_count - 1;
+    UINT sizes[DML_MAX_RANK];
+    memcpy(sizes, was->sizes, sizeof sizes);
+    for (unsigned step = 0; step < 4; step++) {
+        sizes[last] += probe->pool_strides[s];
+        if (probe_resize(probe, sizes) && probe->output.sizes[probe->output.rank - 1] >= 2)
+            return true;
+    }
+    return false;
+}
+
+/* A pooling probe of one row of windows (every output axis but the last of size 1): two
+ * channels, so the windows of one row can start with what those of the other do not. */
+static bool add_pooling_plane(dml_case *probe)
+{
+    uint64_t rows = case_tensor_elements(&probe->output) / probe->output.sizes[probe->output.rank - 1];
+    if (rows > 1)
+        return true;
+    saved_shape was;
+    save_shape(probe, &was);
+    UINT sizes[DML_MAX_RANK];
+    memcpy(sizes, was.sizes, sizeof sizes);
+    sizes[1] = 2;
+    return probe_resize(probe, sizes) || restore_shape(probe, &was);
+}
+
+/* Several output rows where the shrunk probe has one (an ARGMIN/ARGMAX of one output, a
+ * pooling probe of one window along its last axis or one row of windows); the probe as it
+ * was when none fits. */
+static bool add_rows(dml_case *probe)
+{
+    saved_shape was;
+    save_shape(probe, &was);
+    bool arg_reduce = case_module(probe)->output_is_index;
+    bool one = arg_reduce ? case_tensor_elements(&probe->output) == 1
+                          : probe->output.sizes[probe->output.rank - 1] == 1;
+    bool added = !one || (arg_reduce ? add_arg_reduce_rows(probe, &was) : add_pooling_row(probe, &was));
+    if (!((added && some_output_decided(probe)) || restore_shape(probe, &was)))
+        return false;
+    return arg_reduce || add_pooling_plane(probe);
+}
+
 /* Dimensions stored in reverse order, consecutive elements two apart: every stride differs
  * from the packed one, and the buffer holds more than a packed tensor needs. */
 static void lay_out_strided(case_tensor *t)
@@ -169,6 +284,7 @@ bool probe_shape(const dml_case *failing, const cause *h, dml_case *probe, dmlc_
     apply_indices_plan(probe, h->plan.indices);
     uint64_t budget = h->plan.max_elements ? h->plan.max_elements : PROBE_ELEMENTS;
     if ((h->plan.shape && !h->plan.shape(probe)) || !shrink_to(probe, budget)
+        || (!h->plan.max_elements && !add_rows(probe))
         || (h->plan.ceil_output && !resize_ceil(probe))) {
         case_free(probe);
         return err_set(err, "%s: no valid probe of this shape", h->id);
@@ -233,7 +349,49 @@ static uint64_t buffer_elements(const dml_case *probe)
     return case_tensor_bytes(&probe->input) / dtype_size(probe->input.type);
 }
 
-/* Every buffer element from a prefix of the pool, each value times `orientation`. */
+/* One ARGMIN/ARGMAX row being filled from its own prefix of a pool. */
+typedef struct row_fill {
+    prng *p;
+    dml_case *probe;
+    tensor_view view;
+    const double *pool;
+    size_t used;
+    double orientation;
+} row_fill;
+
+static bool fill_decider(const dml_case *c, const uint32_t *in, void *ctx)
+{
+    row_fill *f = ctx;
+    double v = f->pool[prng_below(f->p, f->used)] * f->orientation;
+    uint64_t at = tensor_view_offset(&f->view, op_logical_of_coords(&c->input, in));
+    dtype_store_bits(f->probe->input_data, c->input.type, at, probe_value_bits(c->input.type, v));
+    return false;
+}
+
+/* Each ARGMIN/ARGMAX row drawn again from a prefix of its own: rows of one probe then differ
+ * in which values they hold (one row of zeros of both signs, another of -0 and negatives),
+ * so one row can show a cause and another part it from a look-alike.  Pooling windows
+ * overlap: they keep the probe's prefix. */
+static void fill_rows(prng *p, dml_case *probe, const double *pool, size_t n, double orientation)
+{
+    const op_module *m = case_module(probe);
+    if (!m->output_is_index)
+        return;
+    row_fill f = { .p = p, .probe = probe, .pool = pool, .orientation = orientation };
+    tensor_view out;
+    case_tensor_view(&probe->input, &f.view);
+    case_tensor_view(&probe->output, &out);
+    for (uint64_t logical = 0; out.elements > 1 && logical < out.elements; logical++) {
+        uint32_t coords[DML_MAX_RANK];
+        decider_facts facts;
+        tensor_view_coords(&out, logical, coords);
+        f.used = 1 + (size_t)prng_below(p, n);
+        m->visit_deciders(probe, coords, fill_decider, &f, &facts);
+    }
+}
+
+/* Every buffer element from a prefix of the pool, each value times `orientation`; then
+ * each row from a prefix of its own (fill_rows). */
 static void fill_oriented(prng *p, dml_case *probe, const double *pool, size_t n, double orientation)
 {
     uint64_t count = buffer_elements(probe);
@@ -242,6 +400,7 @@ static void fill_oriented(prng *p, dml_case *probe, const double *pool, size_t n
         double v = pool[prng_below(p, used)] * orientation;
         dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
     }
+    fill_rows(p, probe, pool, n, orientation);
 }
 
 void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n)
@@ -254,12 +413,25 @@ void probe_fill_values(prng *p, dml_case *probe, const double *pool, size_t n)
     fill_oriented(p, probe, pool, n, 1.0);
 }
 
+/* Consecutive integers type t holds exactly: past them a fill repeats values (a clamped
+ * fill would make most of a large INT8 probe 127 and -128, ties that hide every geometry
+ * bug behind the same maximum). */
+static uint64_t distinct_integers(DML_TENSOR_DATA_TYPE t)
+{
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT16)
+        return 4096;
+    unsigned bits = dtype_size(t) * 8;
+    return dtype_is_float(t) || bits >= 32 ? UINT64_MAX : 1ull << bits;
+}
+
 void probe_fill_distinct(prng *p, dml_case *probe)
 {
     uint64_t count = buffer_elements(probe);
     bool centred = dtype_get(probe->input.type)->kind != DTYPE_KIND_UNSIGNED;
+    uint64_t span = distinct_integers(probe->input.type);
+    span = count < span ? count : span;
     for (uint64_t e = 0; e < count; e++) {
-        double v = (double)e - (centred ? (double)(count / 2) : 0.0);
+        double v = (double)(e % span) - (centred ? (double)(span / 2) : 0.0);
         dtype_store_bits(probe->input_data, probe->input.type, e, probe_value_bits(probe->input.type, v));
     }
     for (uint64_t e = count; e > 1; e--) { /* Fisher-Yates */

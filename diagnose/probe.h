@@ -36,14 +36,17 @@ uint64_t probe_value_bits(DML_TENSOR_DATA_TYPE t, double v);
 double probe_orientation(const dml_case *probe);
 /* Every element of the input buffer (gaps included) drawn from a prefix pool[0..k) of the
  * pool, k from 1 to n drawn per probe, so large windows and long rows also meet probes where
- * the first values alone decide: list the values a cause plants first.  Each value is
+ * the first values alone decide: list the values a cause plants first.  On ARGMIN/ARGMAX
+ * each row then draws its own k, so one probe holds rows of different values.  Each value is
  * multiplied by probe_orientation, so one pool written for a maximum serves ARGMIN mirrored. */
 void probe_fill_pool(prng *p, dml_case *probe, const double *pool, size_t n);
 /* As probe_fill_pool, the values taken as they are (not mirrored for ARGMIN): for pools whose
  * values stand on both sides of what a cause confuses (unsigned types, whose mirror is 0). */
 void probe_fill_values(prng *p, dml_case *probe, const double *pool, size_t n);
-/* Every element of the buffer a different value (as far as the type holds them), shuffled:
- * no ties, so only geometry decides. */
+/* Every element of the buffer a different value, shuffled: no ties, so only geometry
+ * decides.  A buffer larger than the integers its type holds exactly repeats them evenly
+ * (an INT8 probe of 630 elements holds each value two or three times, not 127 two hundred
+ * times). */
 void probe_fill_distinct(prng *p, dml_case *probe);
 /* Writes v (oriented like the pools) at logical input element `logical`. */
 void probe_plant(dml_case *probe, uint64_t logical, double v);

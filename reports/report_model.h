@@ -155,6 +155,11 @@ typedef struct report_nan_fingerprint {
     uint64_t cases;            /* cases with a fingerprint (a row or window holding a NaN) */
     uint64_t explained[NAN_POLICY_COUNT]; /* of them, those each policy explains */
     uint64_t left_out;         /* NaN cases not counted: they fail for a judged reason */
+    /* NaN cases not counted either: not judged failures, but of a family whose root cause
+     * probing confirmed as another bug than a NaN policy (a tie rule, a stride), which
+     * changed them; changed_by names that cause (the first, when several did). */
+    uint64_t changed_by_bug;
+    char changed_by[96];
     /* With a baseline: the baseline's fingerprint of the same subject (or the only one of
      * the same operator and type) when it had NaN cases, and whether this one changed. */
     bool has_baseline, changed;

@@ -485,8 +485,11 @@ const char *report_nan_fingerprint_text(const report_nan_fingerprint *f, bool ba
     }
     size_t used = strlen(buf);
     if (!baseline && f->left_out && used < size)
-        snprintf(buf + used, size - used, "; %" PRIu64 " more left out: they fail for a judged "
-                 "reason", f->left_out);
+        used += (size_t)snprintf(buf + used, size - used, "; %" PRIu64 " more left out: they fail "
+                                 "for a judged reason", f->left_out);
+    if (!baseline && f->changed_by_bug && used < size)
+        snprintf(buf + used, size - used, "; %" PRIu64 " more left out: another bug changed them "
+                 "(root cause %s)", f->changed_by_bug, f->changed_by);
     return buf;
 }
 

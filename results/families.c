@@ -706,3 +706,38 @@ bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_
     sqlite3_close(db);
     return ok;
 }
+
+bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const family *f,
+                        bool (*each)(void *ctx, const family_nan_cases *row, dmlc_error *err),
+                        void *ctx, dmlc_error *err)
+{
+    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
+    char sql[2000];
+    module_expression("c.op", rd.module_of, sizeof rd.module_of);
+    /* As reader.c's Q_NAN_PRINTS (the same subject, operator and type), of the family's cases
+     * that are not judged failures: those are left out of the fingerprint already. */
+    snprintf(sql, sizeof sql,
+             "SELECT ru.backend || ifnull(' on ' || nullif(dv.device, ''), ''), c.op, c.input_type,"
+             " count(*), sum(r.nan_policies & 1 != 0), sum(r.nan_policies & 2 != 0),"
+             " sum(r.nan_policies & 4 != 0), sum(r.nan_policies & 8 != 0),"
+             " sum(r.nan_policies & 16 != 0)"
+             " FROM cases c JOIN results r ON r.case_id = c.id JOIN runs ru ON ru.id = c.run_id"
+             " LEFT JOIN devices dv ON dv.id = ru.device_id WHERE c.run_id BETWEEN ?1 AND ?2"
+             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict")
+             " AND r.verdict NOT IN ('fail', 'skip') AND r.nan_policies IS NOT NULL"
+             " AND c.input_type IN ('FLOAT32', 'FLOAT16') GROUP BY 1, 2, 3",
+             rd.module_of);
+    sqlite3_stmt *s = prepare(&rd, sql, f);
+    if (!s)
+        return false;
+    bool failed = false;
+    while (!failed && step(&rd, s, &failed)) {
+        family_nan_cases row = { text_at(s, 0), text_at(s, 1), text_at(s, 2),
+                                 (uint64_t)sqlite3_column_int64(s, 3), { 0 } };
+        for (unsigned p = 0; p < FAMILY_NAN_POLICIES; p++)
+            row.explained[p] = (uint64_t)sqlite3_column_int64(s, 4 + (int)p);
+        failed = !each(ctx, &row, err);
+    }
+    sqlite3_finalize(s);
+    return !failed;
+}

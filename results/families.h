@@ -78,4 +78,17 @@ void families_free(family_list *l);
 bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_list *out,
                         dmlc_error *err);
 
+/* A family's NaN cases that are not judged failures, per subject (backend and device),
+ * operator and float input type, with how many each NaN policy explains (reader.h's
+ * reader_nan_print columns): what the report leaves out of the NaN-policy fingerprint when
+ * the family's root cause is a bug other than a NaN policy. */
+#define FAMILY_NAN_POLICIES 5
+typedef struct family_nan_cases {
+    const char *subject, *op, *input;
+    uint64_t cases;
+    uint64_t explained[FAMILY_NAN_POLICIES];
+} family_nan_cases;
+bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const family *f,
+                        bool (*each)(void *ctx, const family_nan_cases *row, dmlc_error *err),
+                        void *ctx, dmlc_error *err);
 #endif

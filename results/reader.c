@@ -139,7 +139,7 @@ static const char *const reader_sql[Q_COUNT] = {
         "   AND x.verdict <> 'skip')"
         " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
 };
-_Static_assert(NAN_POLICY_COUNT == 5, "Q_NAN_PRINTS sums one column per NaN policy");
+_Static_assert(NAN_POLICY_COUNT == 5 && FAMILY_NAN_POLICIES == 5, "Q_NAN_PRINTS and families_nan_cases sum one column per NaN policy");
 
 typedef struct reader {
     sqlite3 *db;
@@ -544,4 +544,11 @@ bool reader_nan_prints(reader *d, const reader_range *range,
 bool reader_families(reader *d, const reader_range *range, family_list *out, dmlc_error *err)
 {
     return families_find(d->db, range->lo, range->hi, out, err);
+}
+
+bool reader_family_nan_cases(reader *d, const reader_range *range, const family *f,
+                             bool (*each)(void *ctx, const family_nan_cases *row, dmlc_error *err),
+                             void *ctx, dmlc_error *err)
+{
+    return families_nan_cases(d->db, range->lo, range->hi, f, each, ctx, err);
 }

@@ -156,5 +156,9 @@ bool reader_nan_prints(reader *r, const reader_range *range,
 
 /* The families of the range (families.h). */
 bool reader_families(reader *r, const reader_range *range, family_list *out, dmlc_error *err);
+/* families_nan_cases of family f in the selected runs. */
+bool reader_family_nan_cases(reader *r, const reader_range *range, const family *f,
+                             bool (*each)(void *ctx, const family_nan_cases *row, dmlc_error *err),
+                             void *ctx, dmlc_error *err);
 
 #endif

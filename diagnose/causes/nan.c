@@ -44,8 +44,10 @@ const cause cause_nan_propagates_first = {
                 "propagate-first, numpy's), where the run's policy says otherwise (D4)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
+    .nan_policy = true,
     .variant = { .backwards = direction_order, .replaces = first_nan_replaces },
-    .plan = { .fill = fill_nans },
+    /* Pooling values compare NaNs by NaN-ness, so which NaN stays shows in indices only. */
+    .plan = { .indices = PROBE_INDICES_ADD, .fill = fill_nans },
 };
 
 /* ---- nan_propagates_last ------------------------------------------------------------ */
@@ -63,8 +65,10 @@ const cause cause_nan_propagates_last = {
                 "(NaN policy propagate-last) (D4)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
+    .nan_policy = true,
     .variant = { .backwards = direction_order, .replaces = last_nan_replaces },
-    .plan = { .fill = fill_nans },
+    /* Pooling values compare NaNs by NaN-ness, so which NaN stays shows in indices only. */
+    .plan = { .indices = PROBE_INDICES_ADD, .fill = fill_nans },
 };
 
 /* ---- nan_restarts ------------------------------------------------------------------- */
@@ -83,6 +87,7 @@ const cause cause_nan_restarts = {
                 "number after the last NaN (NaN policy nan-restarts) (D4)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = float_input,
+    .nan_policy = true,
     .variant = { .backwards = direction_order, .replaces = restart_replaces },
     .plan = { .fill = fill_nans },
 };

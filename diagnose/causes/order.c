@@ -71,10 +71,13 @@ static int64_t signed_zero_key(const scan_env *e, uint64_t bits, bool *is_nan)
     return key * 2 - negative_zero;
 }
 
-/* The extremes are zeros of both signs; the rest lose. */
+/* The extremes are zeros of both signs, the rest lose; the pool's order makes rows of -0
+ * and negatives alone (float_compared_as_int_bits picks the negative there: ARGMAX), rows
+ * of both zeros (this cause and the spec part) and rows with a winning 1 (ARGMIN: -1, which
+ * float_compared_as_int_bits loses to -0). */
 static void fill_signed_zeros(prng *p, dml_case *probe)
 {
-    static const double pool[] = { -0.0, 0.0, -1 };
+    static const double pool[] = { -0.0, -1, 0.0, -2, 1 };
     probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
 }
 
@@ -184,6 +187,7 @@ const cause cause_nan_first_sticky = {
                 "(NaN policy first-sticky, D4)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = nan_policy_has_nan,
+    .nan_policy = true,
     .variant = { .backwards = scan_direction_order, .replaces = plain_greater },
     .plan = { .fill = fill_some_nans },
 };

@@ -22,12 +22,21 @@ static bool has_padding(const dml_case *c)
 
 /* Each spatial axis long enough for windows wholly inside the input next to those that reach
  * into padding: there a padding value is no candidate while a seeded best still is, so the
- * padding causes part from the seed causes, which resemble them in windows with padding. */
+ * padding causes part from the seed causes, which resemble them in windows with padding.
+ * A padded axis's window reaches past its padding, so windows mix padding and elements: only
+ * those are evidence (diagnose.c), and a window of 1 next to padding of 1 never mixes. */
 static bool windows_inside_too(dml_case *probe)
 {
     UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof sizes);
     sizes[0] = sizes[1] = 1; /* N = C = 1: the budget goes to the planes, which shrinking keeps */
+    for (unsigned s = 0; s < probe->spatial_count; s++) {
+        UINT pad = probe->start_padding[s] > probe->end_padding[s] ? probe->start_padding[s]
+                                                                   : probe->end_padding[s];
+        UINT reaching = (pad + probe->dilations[s] - 1) / probe->dilations[s] + 1;
+        if (pad && probe->window[s] < reaching)
+            probe->window[s] = reaching;
+    }
     for (unsigned s = 0; s < probe->spatial_count; s++) {
         UINT dilated = (probe->window[s] - 1) * probe->dilations[s] + 1;
         UINT want = probe->start_padding[s] + dilated * 2;

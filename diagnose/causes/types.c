@@ -1,6 +1,7 @@
 /*
  * causes/types.c: root causes in how an element of a type is read before it is compared:
- * unsigned integers sign-extended, 64-bit integers held in 32 bits, float denormals flushed
+ * unsigned integers sign-extended, 64-bit integers held in 32 bits (UINT64 as signed ones),
+ * float denormals flushed
  * (SEMANTICS D6: the reference computes with exact values).
  */
 #include <math.h>
@@ -79,6 +80,40 @@ const cause cause_int64_compared_as_32_bits = {
     .applies = wide_integer_input,
     .variant = { .number_key = low_word_key },
     .plan = { .fill = fill_high_words },
+};
+
+/* ---- uint64_read_as_int32 ----------------------------------------------------------- */
+
+static bool uint64_input(const dml_case *c)
+{
+    return c->input.type == DML_TENSOR_DATA_TYPE_UINT64;
+}
+
+/* The low 32 bits sign-extended: the 64-bit element read into a signed 32-bit variable. */
+static int64_t low_word_signed_key(const scan_env *e, uint64_t bits, bool *is_nan)
+{
+    (void)e;
+    *is_nan = false;
+    return order_key_signed(sign_extend(bits & 0xFFFFFFFFu, 32));
+}
+
+/* Low words on both sides of bit 31 (2^31 reads as -2^31), values past 2^32 (2^32 + 3 reads
+ * as 3, which int64_compared_as_32_bits also says) and 2^33 - 1 (-1 here, 2^32 - 1 there). */
+static void fill_low_word_signs(prng *p, dml_case *probe)
+{
+    static const double pool[] = { 2147483648.0, 5, 8589934591.0, 4294967299.0, 2147483655.0, 1 };
+    probe_fill_values(p, probe, pool, sizeof pool / sizeof pool[0]);
+}
+
+const cause cause_uint64_read_as_int32 = {
+    .id = "uint64_read_as_int32",
+    .sentence = "UINT64 elements are read as 32-bit signed integers (their low 32 bits, "
+                "sign-extended): values past 2^32 compare by their remainder and a low word "
+                "of 2^31 or more compares below the small ones",
+    .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
+    .applies = uint64_input,
+    .variant = { .number_key = low_word_signed_key },
+    .plan = { .fill = fill_low_word_signs },
 };
 
 /* ---- denormals_flushed, denormals_compared_as_zero ---------------------------------- */

@@ -29,6 +29,10 @@
  *   bug=ceil             outputs counted with the floor formula    ceil_output_never_written
  *   bug=launch64         work launched in groups of 64, rounded down
  *                                                                   outputs_rounded_down_64
+ *   bug=u64_as_i32       UINT64 elements loaded into a signed 32-bit int
+ *                                                                   uint64_read_as_int32
+ *   bug=pad_window_zero  a window wholly in padding writes 0 and index 0 (OpenVINO's INT16
+ *                        MaxPool): unspecified (D7), so no cause may be confirmed from it
  * Built for tests only: it links dmlcheck's model for descriptors and element bits.
  */
 #include <math.h>
@@ -47,7 +51,8 @@
     X(NAN_RESTARTS, "nan_restarts") X(TIES, "ties") X(WINDOW_INDEX, "window_index")            \
     X(OUT_INDEX, "out_index") X(IDX_STRIDES, "idx_strides") X(STRIDE0, "stride0")              \
     X(PAD_LOWEST, "pad_lowest") X(DILATION_W, "dilation_w") X(STRIDE_W, "stride_w")            \
-    X(CEIL, "ceil") X(LAUNCH64, "launch64")
+    X(CEIL, "ceil") X(LAUNCH64, "launch64") X(PAD_WINDOW_ZERO, "pad_window_zero")         \
+    X(U64_AS_I32, "u64_as_i32")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -145,6 +150,8 @@ static number load_number(const context *ctx, DML_TENSOR_DATA_TYPE t, uint64_t b
         bits &= 0xFFFFFFFFu;
         width = 32;
     }
+    if (t == DML_TENSOR_DATA_TYPE_UINT64 && planted(ctx, BUG_U64_AS_I32)) /* an int32_t local */
+        return (number){ .kind = NUM_SIGNED, .i = sign_extend(bits & 0xFFFFFFFFu, 32) };
     if (dtype_is_signed_int(t) || planted(ctx, BUG_UNSIGNED_SIGNED))
         return (number){ .kind = NUM_SIGNED, .i = sign_extend(bits, width) };
     return (number){ .kind = NUM_UNSIGNED, .u = bits };
@@ -368,10 +375,11 @@ static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers 
             continue;
         best bst;
         pool_one(ctx, o, b, oc, &bst);
-        uint64_t bits = bst.found ? pooled_bits(ctx, o, bst.bits) : dtype_lowest_bits(o->in.type);
+        bool zero = !bst.found && planted(ctx, BUG_PAD_WINDOW_ZERO);
+        uint64_t bits = bst.found ? pooled_bits(ctx, o, bst.bits) : zero ? 0 : dtype_lowest_bits(o->in.type);
         dtype_store_bits(b->output, o->out.type, offset_of(&o->out, out), bits);
         if (o->has_idx)
-            dtype_store_bits(b->output_indices, o->idx.type, offset_of(&o->idx, out), bst.index);
+            dtype_store_bits(b->output_indices, o->idx.type, offset_of(&o->idx, out), zero ? 0 : bst.index);
     }
 }
 

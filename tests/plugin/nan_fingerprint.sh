@@ -2,7 +2,8 @@
 # nan_fingerprint.sh: the NaN-policy fingerprint end to end (docs/SEMANTICS.md "NaN-policy
 # fingerprint").  The reference fingerprints as the policy it ran (--nan-policy ignore:
 # ignore; propagate: propagate-first), the example plug-in as ignore healthy and as
-# first-sticky with its planted bug=nan_sticky; `run` prints one line per operator, the
+# first-sticky with its planted bug=nan_sticky, and as ignore with bug=ties once the NaN cases
+# its tie bug changed are left out; `run` prints one line per operator, the
 # report a table, and against a baseline the changed policy at the top.
 # Usage: nan_fingerprint.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
 set -u
@@ -33,6 +34,17 @@ run run --backend "plugin:$example,bug=nan_sticky" $common --db "$tmp/sticky.sql
 check "example_nan_sticky_fingerprints_as_first_sticky_alone" \
     eval 'rc_is 0 && out_has "nan policy ARGMAX: FLOAT32 first-sticky (" && out_has "nan policy ARGMIN: FLOAT32 first-sticky (" &&
           out_has "nan policy MAX_POOLING2: FLOAT32 first-sticky ("'
+# bug=ties flips ties in rows holding a NaN too, where the difference is unspecified (class
+# nan) and no policy explains it: those cases belong to the family confirmed as
+# tie_direction_flipped, so they leave the fingerprint, counted, and the rest read ignore
+# (before: ARGMAX "inconsistent (of 18 NaN cases: ignore 16, ...)").
+run run --backend "plugin:$example,bug=ties" $common --db "$tmp/ties.sqlite"
+check "example_ties_fingerprints_as_ignore_without_the_cases_the_tie_bug_changed" \
+    eval 'rc_is 1 && grep -q "^nan policy ARGMAX: FLOAT32 ignore (.*; [1-9][0-9]* more left out: another bug changed them (root cause tie_direction_flipped)$" "$tmp/out" &&
+          grep -q "^nan policy ARGMIN: FLOAT32 ignore (.*; [1-9][0-9]* more left out: another bug changed them (root cause tie_direction_flipped)$" "$tmp/out"'
+run report --db "$tmp/ties.sqlite" --format md
+check "report_leaves_them_out_too" \
+    eval 'grep -q "| ARGMIN | FLOAT32 | ignore (.*another bug changed them (root cause tie\\\\_direction\\\\_flipped) |" "$tmp/out"'
 
 run report --db "$tmp/sticky.sqlite" --format md
 check "report_has_the_fingerprint_table" \
