@@ -11,6 +11,7 @@ packages=(
   libclang-rt-14-dev valgrind libxml2-utils git zip unzip
   python3 python3-numpy
   chromium  # report_png: the HTML report rendered headless, no sideways scroll at 800/1400 px
+  python3-yaml shellcheck  # deploy_workflows: the GitHub workflows checked as YAML and shell
   slurm-wlm munge  # deploy_slurm: a throwaway single-node Slurm cluster (tests/deploy/slurm.sh)
 )
 # Optional extras a caller can ask for (DMLCHECK_EXTRA_PACKAGES="pkg ...").

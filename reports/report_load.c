@@ -251,17 +251,63 @@ static bool add_run(void *ctx, const reader_run *row, dmlc_error *err)
 
 /* ---- coverage ----------------------------------------------------------------------- */
 
-/* Coverage rows gathered before they go into the model in display order. */
+/* Coverage rows gathered before they go into the model in display order, with an index by
+ * (dimension, value): a big run's parameter coverage adds about ten rows for each of its
+ * distinct descriptors, and a scan of every row per add was a third of that walk. */
 typedef struct tally {
     report_coverage *rows;
     size_t count, cap;
+    size_t *slots;    /* open addressing: a row's index + 1, 0 for an empty slot */
+    size_t slot_count; /* a power of two, at least twice count */
 } tally;
+
+static size_t tally_hash(const char *dimension, const char *value)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a over "dimension\0value" */
+    for (const char *p = dimension; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    h *= 1099511628211u;
+    for (const char *p = value; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    return h;
+}
+
+/* The slot of (dimension, value): its row's, or the empty one where it goes. */
+static size_t *tally_slot(const tally *t, const char *dimension, const char *value)
+{
+    size_t mask = t->slot_count - 1, i = tally_hash(dimension, value) & mask;
+    for (;; i = (i + 1) & mask) {
+        size_t row = t->slots[i];
+        if (!row || (!strcmp(t->rows[row - 1].dimension, dimension)
+                     && !strcmp(t->rows[row - 1].value, value)))
+            return &t->slots[i];
+    }
+}
+
+/* Room for one more row in the index (false: out of memory). */
+static bool tally_reindex(tally *t)
+{
+    if (2 * (t->count + 1) <= t->slot_count)
+        return true;
+    size_t n = t->slot_count ? 2 * t->slot_count : 256;
+    size_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return false;
+    free(t->slots);
+    t->slots = slots;
+    t->slot_count = n;
+    for (size_t i = 0; i < t->count; i++)
+        *tally_slot(t, t->rows[i].dimension, t->rows[i].value) = i + 1;
+    return true;
+}
 
 static report_coverage *tally_row(tally *t, const char *dimension, const char *value)
 {
-    for (size_t i = 0; i < t->count; i++)
-        if (!strcmp(t->rows[i].dimension, dimension) && !strcmp(t->rows[i].value, value))
-            return &t->rows[i];
+    if (!tally_reindex(t))
+        return NULL;
+    size_t *slot = tally_slot(t, dimension, value);
+    if (*slot)
+        return &t->rows[*slot - 1];
     if (t->count == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
         report_coverage *p = realloc(t->rows, cap * sizeof *p);
@@ -277,7 +323,7 @@ static report_coverage *tally_row(tally *t, const char *dimension, const char *v
         free(r->value);
         return NULL;
     }
-    t->count++;
+    *slot = ++t->count;
     return r;
 }
 
@@ -299,6 +345,7 @@ static void tally_free(tally *t)
         free(t->rows[i].value);
     }
     free(t->rows);
+    free(t->slots);
 }
 
 /* Seeds the values a reader should see even with zero cases, in their display order. */

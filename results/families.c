@@ -21,8 +21,9 @@
 #define FAMILY_CONTRAST 5
 #define FAMILY_MIN_CASES 3
 
-/* The generator dimensions compared: how a person reads them and their SQL over `cases c`
- * (constants: never built from input). */
+/* The generator dimensions compared: how a person reads them and their SQL over
+ * temp.family_cases c (constants: never built from input; the JSON ones were evaluated once
+ * when the table was filled, see fill_family_cases). */
 static const struct {
     const char *label, *expr;
     bool numeric;
@@ -34,33 +35,47 @@ static const struct {
     { "indices", "COALESCE(c.indices_type, 'none')", false },
     { "layout", "c.layout", false },
     { "values", "c.distribution", false },
-    { "direction", "json_extract(c.params, '$.direction')", false },
-    /* Pooling windows: dilated (a dilation > 1), with explicit padding (start or end; a ceil
-     * size pads implicitly, so this one can only say yes or no of the descriptor). */
-    { "dilated window", "CASE WHEN json_type(c.params, '$.dilations') IS NULL THEN NULL ELSE"
-      " (SELECT CASE WHEN max(value) > 1 THEN 'yes' ELSE 'no' END"
-      " FROM json_each(c.params, '$.dilations')) END", false },
-    { "explicit padding", "CASE WHEN json_type(c.params, '$.start_padding') IS NULL THEN NULL ELSE"
-      " (SELECT CASE WHEN max(value) > 0 THEN 'yes' ELSE 'no' END FROM (SELECT value FROM"
-      " json_each(c.params, '$.start_padding') UNION ALL SELECT value FROM"
-      " json_each(c.params, '$.end_padding'))) END", false },
+    { "direction", "c.direction", false },
+    { "dilated window", "c.dilated", false },
+    { "explicit padding", "c.padded", false },
     { "axes", "c.axis_kind", false },
     { "rank", "c.rank", true },
     { "input elements", "c.elements", true },
 };
 
-/* Each takes the reader's module expression (reader.module_of) for its %s.  ?3 is the
- * family's module ("*": every operator), ?4 its kinds (",a,b,"), ?5 its verdicts (",fail,":
- * one; a root cause's row may hold both). */
+/* The rows every family query reads, copied once per families_find: the cases of the run
+ * range joined with their results, judged or of a kind, with the operator family and the
+ * parameters' JSON already evaluated.  Each family asks about 20 questions of every case;
+ * asking them of the join itself cost a full join of the file per question (26 us of CPU per
+ * case per report format at 1,000,000 cases, issue 22).  Pooling windows: dilated (a
+ * dilation > 1), with explicit padding (start or end; a ceil size pads implicitly, so this
+ * one can only say yes or no of the descriptor). */
+#define FAMILY_CASES_SQL                                                                    \
+    "CREATE TEMP TABLE family_cases AS SELECT c.run_id, c.case_index, c.elements, c.op,"    \
+    " c.feature_level, c.input_type, c.output_type, c.indices_type, c.layout,"              \
+    " c.distribution, c.axis_kind, c.rank, %s AS module, r.kind, r.verdict, %s AS also_kinds," \
+    " json_extract(c.params, '$.direction') AS direction,"                                  \
+    " CASE WHEN json_type(c.params, '$.dilations') IS NULL THEN NULL ELSE"                  \
+    " (SELECT CASE WHEN max(value) > 1 THEN 'yes' ELSE 'no' END"                            \
+    " FROM json_each(c.params, '$.dilations')) END AS dilated,"                             \
+    " CASE WHEN json_type(c.params, '$.start_padding') IS NULL THEN NULL ELSE"              \
+    " (SELECT CASE WHEN max(value) > 0 THEN 'yes' ELSE 'no' END FROM (SELECT value FROM"    \
+    " json_each(c.params, '$.start_padding') UNION ALL SELECT value FROM"                   \
+    " json_each(c.params, '$.end_padding'))) END AS padded"                                 \
+    " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
+    " AND (r.verdict IN ('pass', 'fail', 'unspecified') OR r.kind IS NOT NULL)"
+
+/* Each reads temp.family_cases.  ?3 is the family's module ("*": every operator), ?4 its
+ * kinds (",a,b,"), ?5 its verdicts (",fail,": one; a root cause's row may hold both). */
 #define IN_VERDICTS(column) "instr(?5, ',' || " column " || ',') > 0"
 #define FROM_JUDGED                                                                          \
-    " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
-    " AND (?3 = '*' OR %s = ?3) AND r.verdict IN ('pass', 'fail', 'unspecified')"
+    " FROM temp.family_cases c WHERE (?3 = '*' OR c.module = ?3)"                          \
+    " AND c.verdict IN ('pass', 'fail', 'unspecified')"
 #define IN_KINDS(column) "instr(?4, ',' || " column " || ',') > 0"
 #define FROM_FAMILY                                                                          \
-    " FROM cases c JOIN results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"    \
-    " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict")
-#define IS_HIT "(" IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict") ")"
+    " FROM temp.family_cases c WHERE (?3 = '*' OR c.module = ?3)"                          \
+    " AND " IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict")
+#define IS_HIT "(" IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict") ")"
 /* Kinds the harness sees in the worker process, whichever operator ran: one family each. */
 #define PROCESS_KINDS "('crash', 'hang')"
 
@@ -155,7 +170,7 @@ static bool text_need(const reader *rd, family *f, size_t d)
 {
     char sql[1400], need[160], values[NEED_SET_MAX * 40] = "";
     snprintf(sql, sizeof sql, "SELECT %s AS v, SUM(" IS_HIT "), COUNT(*)" FROM_JUDGED
-             " AND v IS NOT NULL GROUP BY v", dimensions[d].expr, rd->module_of);
+             " AND v IS NOT NULL GROUP BY v", dimensions[d].expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
@@ -192,7 +207,7 @@ static bool numeric_need(const reader *rd, family *f, size_t d)
              "b AS (SELECT MIN(CASE WHEN hit THEN v END) AS lo, MAX(CASE WHEN hit THEN v END) AS hi FROM j) "
              "SELECT b.lo, b.hi, (SELECT COUNT(*) FROM j WHERE v < b.lo), "
              "(SELECT COUNT(*) FROM j WHERE v > b.hi), (SELECT COUNT(*) FROM j) FROM b",
-             dimensions[d].expr, rd->module_of);
+             dimensions[d].expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
@@ -226,7 +241,7 @@ static bool spread(const reader *rd, family *f, const char *label, const char *e
 {
     char sql[1400];
     snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_FAMILY " GROUP BY 1 ORDER BY 2 DESC, 1",
-             expr, rd->module_of);
+             expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
@@ -252,8 +267,7 @@ static bool describe(const reader *rd, family *f)
 {
     char sql[1400];
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT DISTINCT c.op, c.feature_level, "
-             "c.input_type, c.output_type, c.indices_type, c.layout, c.distribution" FROM_FAMILY ")",
-             rd->module_of);
+             "c.input_type, c.output_type, c.indices_type, c.layout, c.distribution" FROM_FAMILY ")");
     sqlite3_stmt *s = prepare(rd, sql, f);
     bool failed = false;
     if (!s)
@@ -262,7 +276,7 @@ static bool describe(const reader *rd, family *f)
         f->signatures = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     snprintf(sql, sizeof sql, "SELECT c.run_id, c.case_index, c.elements" FROM_FAMILY
-             " ORDER BY c.elements, c.run_id, c.case_index LIMIT 1", rd->module_of);
+             " ORDER BY c.elements, c.run_id, c.case_index LIMIT 1");
     s = failed ? NULL : prepare(rd, sql, f);
     if (!s)
         return false;
@@ -301,7 +315,7 @@ static bool describe(const reader *rd, family *f)
     for (size_t d = 0; !failed && d < sizeof spreads / sizeof spreads[0]; d++)
         failed = !spread(rd, f, spreads[d].label, spreads[d].expr);
     if (!failed && strchr(f->kinds + 1, ',') != strrchr(f->kinds, ','))
-        failed = !spread(rd, f, "kind", "r.kind");
+        failed = !spread(rd, f, "kind", "c.kind");
     for (size_t d = 0; !failed && f->cases >= FAMILY_MIN_CASES
                        && d < sizeof dimensions / sizeof dimensions[0]; d++)
         failed = !(dimensions[d].numeric ? numeric_need(rd, f, d) : text_need(rd, f, d));
@@ -312,8 +326,8 @@ static bool describe(const reader *rd, family *f)
 static bool all_explained_by(const reader *rd, family *f, const char *kind, bool *yes)
 {
     char sql[1400];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*)" FROM_FAMILY " AND instr(',' || ifnull(r.also_kinds, '')"
-             " || ',', ',' || ?6 || ',') > 0", rd->module_of);
+    snprintf(sql, sizeof sql, "SELECT COUNT(*)" FROM_FAMILY " AND instr(',' || ifnull(c.also_kinds, '')"
+             " || ',', ',' || ?6 || ',') > 0");
     sqlite3_stmt *s = prepare(rd, sql, f);
     bool failed = false;
     if (!s)
@@ -614,10 +628,39 @@ static bool has_column(reader *rd, const char *table, const char *name, bool *ha
     return probe && !probe_failed;
 }
 
+/* Runs one statement of no rows with the run range bound (sql: a constant). */
+static bool run_statement(const reader *rd, const char *sql)
+{
+    sqlite3_stmt *s = prepare(rd, sql, NULL);
+    bool failed = !s;
+    if (s)
+        step(rd, s, &failed);
+    sqlite3_finalize(s);
+    return !failed;
+}
+
+/* temp.family_cases (FAMILY_CASES_SQL) for the run range, in place of any left before. */
+static bool fill_family_cases(const reader *rd)
+{
+    char sql[4096];
+    snprintf(sql, sizeof sql, FAMILY_CASES_SQL, rd->module_of,
+             rd->has_also_kinds ? "r.also_kinds" : "NULL");
+    return run_statement(rd, "DROP TABLE IF EXISTS temp.family_cases") && run_statement(rd, sql);
+}
+
+/* Drops temp.family_cases: the connection may be the run's own store, which lives on.  Keeps
+ * ok (and the error that made it false). */
+static bool drop_family_cases(const reader *rd, bool ok)
+{
+    dmlc_error ignored = { "" }, *err = rd->err;
+    reader quiet = *rd;
+    quiet.err = ok ? err : &ignored;
+    return run_statement(&quiet, "DROP TABLE IF EXISTS temp.family_cases") && ok;
+}
+
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
     reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
-    char sql[1400];
     module_expression("c.op", rd.module_of, sizeof rd.module_of);
     module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
     /* Columns of schema versions 3 and 4; report reads older files too. */
@@ -627,15 +670,15 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         || !has_column(&rd, "signatures", "cause", &rd.has_cause))
         return false;
     *out = (family_list){ 0 };
-    snprintf(sql, sizeof sql, "SELECT CASE WHEN r.kind IN " PROCESS_KINDS " THEN '*' ELSE %s END"
-             " AS m, r.kind, r.verdict, COUNT(*) FROM cases c JOIN "
-             "results r ON r.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2 "
-             "AND r.verdict IN ('fail', 'unspecified') AND r.kind IS NOT NULL "
-             "GROUP BY m, r.kind, r.verdict "
-             "ORDER BY r.verdict = 'fail' DESC, COUNT(*) DESC, m, r.kind", rd.module_of);
-    sqlite3_stmt *s = prepare(&rd, sql, NULL);
-    if (!s)
+    if (!fill_family_cases(&rd))
         return false;
+    sqlite3_stmt *s = prepare(&rd, "SELECT CASE WHEN c.kind IN " PROCESS_KINDS " THEN '*' ELSE"
+                              " c.module END AS m, c.kind, c.verdict, COUNT(*) FROM temp.family_cases c"
+                              " WHERE c.verdict IN ('fail', 'unspecified') AND c.kind IS NOT NULL"
+                              " GROUP BY m, c.kind, c.verdict"
+                              " ORDER BY c.verdict = 'fail' DESC, COUNT(*) DESC, m, c.kind", NULL);
+    if (!s)
+        return drop_family_cases(&rd, false);
     size_t cap = 0;
     bool failed = false;
     while (!failed && step(&rd, s, &failed)) {
@@ -662,7 +705,7 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
     failed = failed || !join_by_needs(&rd, out) || !join_by_cause(&rd, out);
     if (failed)
         families_free(out);
-    return !failed;
+    return drop_family_cases(&rd, !failed);
 }
 
 bool family_has(const family *f, const char *module, const char *kind)

@@ -543,6 +543,10 @@ bool reader_nan_prints(reader *d, const reader_range *range,
 
 bool reader_families(reader *d, const reader_range *range, family_list *out, dmlc_error *err)
 {
+    /* A statement stepped part-way (a single-row query) would hold a read that keeps the
+     * families' temporary table from being dropped. */
+    for (int q = 0; q < Q_COUNT; q++)
+        sqlite3_reset(d->stmt[q]);
     return families_find(d->db, range->lo, range->hi, out, err);
 }
 
