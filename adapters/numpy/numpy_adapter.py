@@ -14,8 +14,9 @@ The mappings (each checked by hand on the corpus; docs/SEMANTICS.md):
                  np.argmax's flat index is D2's row-major position; DECREASING (last extreme,
                  D3) is n - 1 - argmax of the reversed last axis.  NaN: numpy's argmax/argmin
                  return the first NaN (the last, after the reversal): that is what is reported.
-  MAX_POOLING    every window tap is gathered (stride, dilation, padding; ceil sizes come from
-                 OutputTensor.Sizes); taps in padding or past the input's end are masked with
+  MAX_POOLING    the window taps are gathered in blocks (stride, dilation, padding; ceil sizes
+                 come from OutputTensor.Sizes), each block at most a few times the case's own
+                 size, and a running best carries from block to block; taps in padding or past the input's end are masked with
                  the type's lowest value and can never be chosen (D7: a real lowest value
                  wins over padding); np.argmax over the taps picks the first maximum in
                  row-major window order, the smallest flat index (D3); the value is the chosen
@@ -70,15 +71,16 @@ def arg_reduce(desc, tensors):
     return {"output": to_buffer(out, idx.reshape(out.shape))}
 
 
-def window_taps(x_shape, out_shape, desc):
-    """For every output position and window tap: the input coordinates (one array per
-    spatial dimension, shape out_spatial + (taps,)) and whether the tap lies inside the input."""
+def window_taps(x_shape, out_shape, desc, first, last):
+    """For every output position and window taps first..last-1 (row-major window order): the
+    input coordinates (one array per spatial dimension, shape (positions, taps)) and whether
+    the tap lies inside the input."""
     k = len(desc["WindowSize"])
     dil = desc.get("Dilations") or [1] * k
     out_sp, in_sp = out_shape[2:], x_shape[2:]
     o = np.indices(out_sp).reshape(k, -1)                       # (k, positions)
-    w = np.indices(desc["WindowSize"]).reshape(k, -1)           # (k, taps), row-major
-    coords, valid = [], np.ones((o.shape[1], w.shape[1]), dtype=bool)
+    w = np.unravel_index(np.arange(first, last), desc["WindowSize"])  # k arrays of (taps,)
+    coords, valid = [], np.ones((o.shape[1], last - first), dtype=bool)
     for d in range(k):
         c = (o[d][:, None] * desc["Strides"][d] - desc["StartPadding"][d]
              + w[d][None, :] * dil[d])
@@ -91,30 +93,66 @@ def lowest(dt):
     return -np.inf if dt.kind == "f" else np.iinfo(dt).min
 
 
-def max_pooling(desc, tensors):
-    x = as_array(tensors["input"])
-    out = tensors["output"]
+def is_nan(values):
+    return np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, dtype=bool)
+
+
+# Elements one block of window taps may gather, as a multiple of the case's own size (input
+# or output elements, whichever is larger): a case's memory stays a small multiple of its size
+# however large its window (gathering every tap at once took 1.8 GB for one case).
+BLOCK_ELEMENTS_PER_CASE_ELEMENT = 4
+MIN_BLOCK_ELEMENTS = 1 << 16
+
+
+def best_in_block(x, desc, out_shape, first, last):
+    """Over window taps first..last-1 of every window: whether the window has a real tap there,
+    and the first maximum among its real taps (np.argmax: the first NaN, else the first
+    largest; D3) as its value and its flat spatial index."""
     n, c = x.shape[:2]
-    coords, valid = window_taps(x.shape, out.shape, desc)
-    empty = ~valid.any(axis=1)                                   # windows wholly in padding
+    coords, valid = window_taps(x.shape, out_shape, desc, first, last)
     flat_sp = np.ravel_multi_index(coords, x.shape[2:])          # (positions, taps)
     vals = x.reshape(n, c, -1)[:, :, flat_sp]                    # (n, c, positions, taps)
     masked = np.where(valid, vals, np.array(lowest(x.dtype), dtype=x.dtype))
-    tap = np.argmax(masked, axis=-1)                             # first maximum: D3
+    tap = np.argmax(masked, axis=-1)
     # SPEC D7: padding never wins.  A masked tap was chosen only when every real tap equals
     # the lowest value, so the first real tap is the answer.
     chosen_valid = np.take_along_axis(np.broadcast_to(valid, vals.shape), tap[..., None], -1)[..., 0]
     tap = np.where(chosen_valid, tap, np.argmax(valid, axis=-1))
     value = np.take_along_axis(vals, tap[..., None], -1)[..., 0]
-    # An empty window has no answer numpy could give; DirectML leaves it open (D7).
-    value = np.where(empty, np.array(lowest(x.dtype), dtype=x.dtype), value)
+    spatial = np.take_along_axis(np.broadcast_to(flat_sp, vals.shape), tap[..., None], -1)[..., 0]
+    return valid.any(axis=1), value, spatial
+
+
+def max_pooling(desc, tensors):
+    """The window taps are taken in blocks of row-major window order; a later block's best
+    replaces the running one only where the running one is no NaN and the block's is a NaN or
+    larger, which is np.argmax's first-NaN-else-first-maximum over the whole window."""
+    x = as_array(tensors["input"])
+    out = tensors["output"]
+    n, c = x.shape[:2]
+    positions = int(np.prod(out.shape[2:]))
+    taps = int(np.prod(desc["WindowSize"]))
+    case_elements = max(x.size, int(np.prod(out.shape)), MIN_BLOCK_ELEMENTS)
+    block = max(1, BLOCK_ELEMENTS_PER_CASE_ELEMENT * case_elements // max(1, n * c * positions))
+    seen = np.zeros(positions, dtype=bool)                      # a real tap so far
+    value = np.full((n, c, positions), lowest(x.dtype), dtype=x.dtype)
+    spatial = np.zeros((n, c, positions), dtype=np.int64)
+    for first in range(0, taps, block):
+        real, v, sp = best_in_block(x, desc, out.shape, first, min(taps, first + block))
+        with np.errstate(invalid="ignore"):
+            better = ~seen | (~is_nan(value) & (is_nan(v) | (v > value)))
+        take = real & better
+        value = np.where(take, v, value)
+        spatial = np.where(take, sp, spatial)
+        seen |= real
+    # An empty window (wholly in padding) has no answer numpy could give; DirectML leaves it
+    # open (D7): the type's lowest value, set above, and an all-ones index.
     result = {"output": to_buffer(out, value.reshape(out.shape))}
     if "indices" in tensors:
-        spatial = np.take_along_axis(np.broadcast_to(flat_sp, vals.shape), tap[..., None], -1)[..., 0]
         plane = int(np.prod(x.shape[2:]))
         base = (np.arange(n)[:, None, None] * c + np.arange(c)[None, :, None]) * plane
         ind = tensors["indices"]
-        index = np.where(empty, np.iinfo(np.uint64).max, (base + spatial).astype(np.uint64))
+        index = np.where(seen, (base + spatial).astype(np.uint64), np.iinfo(np.uint64).max)
         result["indices"] = to_buffer(ind, index.reshape(ind.shape))
     return result
 
