@@ -33,7 +33,7 @@ The mappings (docs/SEMANTICS.md):
                  slices them off.
                  Values only (no OutputIndicesTensor): 4-D, dilation 1: tf.nn.max_pool2d with
                  explicit padding [[0,0],[top,bottom],[left,right],[0,0]] when every pad is
-                 smaller than the window (TensorFlow's own limit), else tf.pad with the type's
+                 smaller than the window (TensorFlow's own limit; 'VALID' when all are 0), else tf.pad with the type's
                  lowest value (-inf, or the integer minimum) and VALID: exact for the values,
                  since a maximum never changes by adding its type's lowest value.  5-D:
                  tf.nn.max_pool3d (no explicit padding in TensorFlow: tf.pad, VALID).  Dilation
@@ -169,6 +169,8 @@ def values_only(x, geo, dtype_name, options):
     native = k == 2 and all(0 <= g[3] < g[0] and 0 <= g[4] < g[0] for g in geo)
     if native:  # TensorFlow's own explicit padding: "Left padding N needs to be smaller than the window size"
         pads = [[0, 0]] + [[g[3], g[4]] for g in geo] + [[0, 0]]
+        if not any(p for pair in pads for p in pair):
+            pads = "VALID"   # what a user writes; TensorFlow takes another kernel path for it
         return tf.nn.max_pool2d(x, window, strides, pads)
     xp = pad_channels_last(x, geo)
     if options.data_format == "NCHW":
