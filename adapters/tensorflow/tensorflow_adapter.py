@@ -16,7 +16,8 @@ the outputs (stride handling is not TensorFlow's and is not tested).  TensorFlow
 kernels take channels-last data (NHWC / NDHWC: MaxPool with explicit padding and
 MaxPoolWithArgmax refuse NCHW on the CPU), so the NCHW input is transposed to channels-last
 first and the outputs back; --data-format NCHW pools channels-first where TensorFlow's CPU
-kernel accepts it (values without indices, VALID padding after tf.pad).
+kernels accept it: FLOAT32/FLOAT16 values without indices, undilated, VALID after tf.pad (other
+types and paths stay channels-last: "Default MaxPoolingOp only supports NHWC on device type CPU").
 
 The mappings (docs/SEMANTICS.md):
   ARGMIN/ARGMAX  tf.math.argmin / tf.math.argmax(x, axis, output_type=int32 for UINT32/INT32,
@@ -78,6 +79,8 @@ NP_TYPES = {"FLOAT32": np.float32, "FLOAT16": np.float16, "INT8": np.int8, "UINT
 # double, int32, int64, uint8, int16, int8, uint16, qint8); the 3-D one has float only.
 MAXPOOL2D_TYPES = {"FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "UINT16", "INT32", "INT64"}
 MAXPOOL3D_TYPES = {"FLOAT32"}
+# The types TensorFlow's CPU pooling takes channels-first (NCHW, NCDHW: oneDNN's, floats only).
+NCHW_TYPES = {"FLOAT32", "FLOAT16"}
 # "Argmax and Argmin only support up to 7 input dimensions" (TensorFlow's ArgOp).
 MAX_ARG_RANK = 7
 
@@ -166,21 +169,21 @@ def values_only(x, geo, dtype_name, options):
         xp = pad_channels_last(x, geo)
         y = tf.nn.pool(xp, window, "MAX", strides=[1] * k, padding="VALID", dilations=[g[2] for g in geo])
         return y[(slice(None),) + tuple(slice(None, None, s) for s in strides) + (slice(None),)]
+    if options.data_format == "NCHW" and dtype_name in NCHW_TYPES:
+        # Channels-first reaches TensorFlow's oneDNN pooling, which takes floats only and no
+        # explicit padding ("Default MaxPoolingOp only supports NHWC on device type CPU").
+        pool = tf.nn.max_pool2d if k == 2 else tf.nn.max_pool3d
+        first, last = [0, k + 1] + list(range(1, k + 1)), [0] + list(range(2, k + 2)) + [1]
+        xp = tf.transpose(pad_channels_last(x, geo), first)
+        return tf.transpose(pool(xp, window, strides, "VALID", data_format="NCHW" if k == 2 else "NCDHW"), last)
     native = k == 2 and all(0 <= g[3] < g[0] and 0 <= g[4] < g[0] for g in geo)
     if native:  # TensorFlow's own explicit padding: "Left padding N needs to be smaller than the window size"
         pads = [[0, 0]] + [[g[3], g[4]] for g in geo] + [[0, 0]]
         if not any(p for pair in pads for p in pair):
             pads = "VALID"   # what a user writes; TensorFlow takes another kernel path for it
         return tf.nn.max_pool2d(x, window, strides, pads)
-    xp = pad_channels_last(x, geo)
-    if options.data_format == "NCHW":
-        y = tf.nn.max_pool2d if k == 2 else tf.nn.max_pool3d
-        perm = [0, k + 1] + list(range(1, k + 1))
-        back = [0] + list(range(2, k + 2)) + [1]
-        return tf.transpose(y(tf.transpose(xp, perm), window, strides, "VALID",
-                              data_format="NCHW" if k == 2 else "NCDHW"), back)
     pool = tf.nn.max_pool2d if k == 2 else tf.nn.max_pool3d
-    return pool(xp, window, strides, "VALID")
+    return pool(pad_channels_last(x, geo), window, strides, "VALID")
 
 
 def same_padding(geo, in_sp, out_sp):
@@ -267,8 +270,9 @@ CLAIMS = {"ARGMIN": {"input_types": ALL_TYPES}, "ARGMAX": {"input_types": ALL_TY
 def parse_options(argv):
     p = argparse.ArgumentParser(description="dmlcheck's TensorFlow adapter (docs/PROTOCOL.md)")
     p.add_argument("--data-format", choices=["NHWC", "NCHW"], default="NHWC",
-                   help="the layout pooling without indices runs in where it takes tf.pad + VALID "
-                        "(TensorFlow's CPU kernels refuse NCHW with explicit padding and with indices)")
+                   help="the layout of FLOAT32/FLOAT16 pooling without indices or dilations (NCHW: tf.pad + "
+                        "VALID, channels-first; TensorFlow's CPU kernels refuse NCHW for integers, with "
+                        "explicit padding and with indices, which stay NHWC)")
     p.add_argument("--threads", type=int, default=1,
                    help="TensorFlow's intra- and inter-op threads (default 1: dmlcheck's machines are shared)")
     return p.parse_args(argv)
