@@ -45,6 +45,8 @@ The mappings (docs/SEMANTICS.md):
                  With indices: tf.nn.max_pool_with_argmax (4-D only, no dilations, NHWC,
                  include_batch_in_index=True so its index is flat over the whole NHWC input:
                  ((n * H + y) * W + x) * C + c), mapped to DirectML's flat NCHW index (D1).
+                 --no-batch-in-index takes TensorFlow's other form, (y * W + x) * C + c within
+                 one image, and the adapter supplies n.
                  Padding 'SAME' when the descriptor's padding is TensorFlow's SAME padding
                  (padded positions never win); otherwise tf.pad with the lowest value and
                  VALID.  End padding is exact (TensorFlow replaces its best only by a greater
@@ -197,7 +199,7 @@ def same_padding(geo, in_sp, out_sp):
     return True
 
 
-def with_indices(x, geo, in_sp, out_sp, index_type):
+def with_indices(x, geo, in_sp, out_sp, index_type, batch_in_index):
     """(values, DirectML flat indices) by tf.nn.max_pool_with_argmax; x is NHWC."""
     if len(geo) != 2:
         raise dml.Unsupported("TensorFlow %s has no 3-D max pooling with indices "
@@ -222,11 +224,15 @@ def with_indices(x, geo, in_sp, out_sp, index_type):
         xp, starts = pad_channels_last(x, geo), [g[3] for g in geo]
         padding = "VALID"
     values, argmax = tf.nn.max_pool_with_argmax(xp, window, strides, padding,
-                                                output_dtype=targmax, include_batch_in_index=True)
-    values = values[:, :out_sp[0], :out_sp[1], :]   # SAME may give no more; kept for safety of shape
-    argmax = argmax[:, :out_sp[0], :out_sp[1], :].numpy().astype(np.int64)
+                                                output_dtype=targmax,
+                                                include_batch_in_index=batch_in_index)
+    argmax = argmax.numpy().astype(np.int64)
     n, hp, wp, c = xp.shape
-    b, rest = np.divmod(argmax, hp * wp * c)
+    if batch_in_index:
+        b, rest = np.divmod(argmax, hp * wp * c)
+    else:   # the index counts within its own image: the batch is the output's own
+        b = np.broadcast_to(np.arange(n).reshape(n, 1, 1, 1), argmax.shape)
+        rest = argmax
     y, rest = np.divmod(rest, wp * c)
     xx, ch = np.divmod(rest, c)
     y, xx = y - starts[0], xx - starts[1]
@@ -244,14 +250,14 @@ def max_pooling(desc, tensors, options):
     xl = tf.constant(np.moveaxis(x, 1, -1))           # channels-last
     result = {}
     if "indices" in tensors:
-        values, flat = with_indices(xl, geo, in_sp, out_sp, tensors["indices"].dtype)
+        values, flat = with_indices(xl, geo, in_sp, out_sp, tensors["indices"].dtype,
+                                    options.batch_in_index)
         ind = tensors["indices"]
         # -1 (D7's "no element") converts to all ones in either unsigned type.
         result["indices"] = packed(ind, np.moveaxis(flat, -1, 1))
     else:
         values = values_only(xl, geo, tensors["input"].dtype, options)
-    values = values.numpy()
-    values = values[(slice(None),) + tuple(slice(0, o) for o in out_sp) + (slice(None),)]
+    values = values.numpy()   # exactly the asked-for windows: the padding was computed from them
     if list(values.shape[1:1 + k]) != out_sp:
         raise ValueError("TensorFlow returned spatial sizes %s; the descriptor asks for %s"
                          % (list(values.shape[1:1 + k]), out_sp))
@@ -273,6 +279,9 @@ def parse_options(argv):
                    help="the layout of FLOAT32/FLOAT16 pooling without indices or dilations (NCHW: tf.pad + "
                         "VALID, channels-first; TensorFlow's CPU kernels refuse NCHW for integers, with "
                         "explicit padding and with indices, which stay NHWC)")
+    p.add_argument("--no-batch-in-index", dest="batch_in_index", action="store_false",
+                   help="call tf.nn.max_pool_with_argmax with include_batch_in_index=False (its index "
+                        "then counts within one image; the adapter adds the image's offset)")
     p.add_argument("--threads", type=int, default=1,
                    help="TensorFlow's intra- and inter-op threads (default 1: dmlcheck's machines are shared)")
     return p.parse_args(argv)
@@ -289,8 +298,8 @@ def main():
     dml.serve(run, name="tensorflow", version=tf.__version__, claims=CLAIMS,
               layout="packed", max_feature_level="6_4", flushes_denormals=True,
               platform="TensorFlow (CPU, eager)",
-              driver="%s data format; numpy %s; python %s"
-                     % (options.data_format, np.__version__, sys.version.split()[0]))
+              driver="%s data format, include_batch_in_index %s; numpy %s; python %s"
+                     % (options.data_format, options.batch_in_index, np.__version__, sys.version.split()[0]))
 
 
 if __name__ == "__main__":
