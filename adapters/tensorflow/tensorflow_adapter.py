@@ -24,7 +24,8 @@ The mappings (docs/SEMANTICS.md):
                  int64 for UINT64/INT64).  Several axes (D2: the index is row-major over the
                  reduced axes in ascending order): tf.transpose (kept axes, then the reduced
                  axes ascending) and tf.reshape into one last axis.  INCREASING (D3: the first
-                 extreme) is TensorFlow's observed rule (its documentation leaves ties open);
+                 extreme) is TensorFlow's documented rule ("In case of identity returns the
+                 smallest index");
                  DECREASING (the last extreme) reverses the axis with tf.reverse and maps the
                  index back: (n - 1) - i.  Every DirectML input type is a TensorFlow type.
   MAX_POOLING    Padding: OutputTensor.Sizes decide the rounding (D8), so each spatial
