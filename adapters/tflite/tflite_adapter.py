@@ -19,10 +19,11 @@ passes its words to the child as argv, so replay lines carry it):
 The mappings (docs/SEMANTICS.md):
   ARGMIN/ARGMAX  tf.math.argmin/argmax -> ARG_MIN/ARG_MAX, output_type int32 for UINT32/INT32
                  and int64 for UINT64/INT64 (an index is never negative nor above 2^31, so the
-                 bits are DirectML's).  One axis: that axis.  Several axes (D2: the index is
-                 row-major over the reduced axes, ascending): numpy moves the reduced axes last
-                 and flattens them (a transpose and reshape of the data, exact), and the model
-                 reduces the last axis.  The kernel returns the first extreme element (D3,
+                 bits are DirectML's).  Every case runs as [outer, reduced, inner] reduced
+                 over axis 1 (D2: the index is row-major over the reduced axes, ascending):
+                 numpy reshapes the data when the reduced axes are adjacent and transposes the
+                 kept axes first when they are not (data movement only, exact), so one model
+                 per operator, input type and index type serves every shape.  The kernel returns the first extreme element (D3,
                  INCREASING); it has no option for the last one, so DECREASING is UNSUPPORTED
                  (reversing the axis and mapping the index back would be our tie rule, not
                  LiteRT's).
@@ -42,7 +43,7 @@ converts to no builtin op).  Layout "packed": a TFLite tensor is dense, so dmlch
 scatters (stride handling is not LiteRT's and is not tested).
 
 Caching: conversion takes about 0.5-1.3 s on the shared 2-core machine, so each converted model
-is cached by its structure: op, input type, rank, the reduced axis and index type (arg) or the
+is cached by its structure: op, input type and index type (arg: 16 models in all) or the
 window, strides and padding mode (pooling), with every size unknown (None) in the tf.function's
 signature.  Each case resizes the cached interpreter to its sizes (Interpreter.resize_tensor_input
 and allocate_tensors, TFLite's own path for a new input shape; XNNPACK is re-applied on it).
@@ -126,21 +127,32 @@ TF_TYPES = {"FLOAT32": "float32", "INT8": "int8", "UINT8": "uint8", "INT32": "in
 
 
 def arg_plan(desc, x):
-    """(model key, converter arguments, how to lay the input out) for ARGMIN/ARGMAX."""
+    """(model key, converter arguments, numpy axis order or None) for ARGMIN/ARGMAX.  Every case
+    runs as a rank-3 [outer, reduced, inner] tensor reduced over axis 1: a reshape of the data
+    when the reduced axes are adjacent, after a transpose (kept axes first) when they are not.
+    Both only move data, and the flattened reduced axes are row-major in ascending order (D2)."""
     if desc["AxisDirection"] != "INCREASING":
         raise dml.Unsupported("LiteRT %s: ARG_MIN/ARG_MAX return the first extreme element and "
                               "have no option for the last one (AxisDirection DECREASING, D3)"
                               % ai_edge_litert.__version__)
     axes = sorted(desc["Axes"])
-    rank = len(x.shape)
     index_type = "int64" if desc["OutputTensor"]["DataType"].endswith("64") else "int32"
-    if len(axes) == 1:
-        perm, axis, model_rank = None, axes[0], rank
+    adjacent = axes == list(range(axes[0], axes[-1] + 1))
+    perm = None if adjacent else [a for a in range(len(x.shape)) if a not in axes] + axes
+    key = (desc["op"], x.dtype, index_type)
+    return key, (desc["op"], TF_TYPES[x.dtype], index_type), (perm, axes)
+
+
+def arg_view(data, perm, axes):
+    """The input as [outer, reduced, inner] (see arg_plan)."""
+    if perm is not None:
+        data = np.ascontiguousarray(data.transpose(perm))
+        first, last = len(perm) - len(axes), len(perm) - 1
     else:
-        kept = [a for a in range(rank) if a not in axes]
-        perm, axis, model_rank = kept + axes, len(kept), len(kept) + 1
-    key = (desc["op"], x.dtype, model_rank, axis, index_type)
-    return key, (desc["op"], TF_TYPES[x.dtype], axis, index_type), (perm, len(axes))
+        first, last = axes[0], axes[-1]
+    shape = data.shape
+    return data.reshape(int(np.prod(shape[:first])), int(np.prod(shape[first:last + 1])),
+                        int(np.prod(shape[last + 1:])))
 
 
 def pool_padding_mode(desc, ins, outs):
@@ -217,12 +229,10 @@ class Adapter:
         return it.get_tensor(it.get_output_details()[0]["index"])
 
     def arg_reduce(self, desc, x, data):
-        key, (op, dtype, axis, index_type), (perm, reduced) = arg_plan(desc, x)
-        if perm is not None:
-            data = np.ascontiguousarray(data.transpose(perm))
-            data = data.reshape(data.shape[:len(data.shape) - reduced] + (-1,))
+        key, (op, dtype, index_type), (perm, axes) = arg_plan(desc, x)
+        data = arg_view(data, perm, axes)
         it = self.interpreter(key, data.shape, lambda sig: self.converter.arg_reduce(
-            op, dtype, sig, axis, index_type))
+            op, dtype, sig, 1, index_type))
         return self.invoke(it, data)
 
     def max_pool(self, desc, x, data):
