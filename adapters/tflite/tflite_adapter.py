@@ -12,7 +12,8 @@ only moves bytes in and out; dmlcheck judges what LiteRT computes.
 --kernels picks the kernel set, as an argument of the adapter's command (the process backend
 passes its words to the child as argv, so replay lines carry it):
   xnnpack  experimental_op_resolver_type AUTO: the builtin ops with the default delegate,
-           XNNPACK, which takes MAX_POOL_2D (float32); ARG_MAX/ARG_MIN stay on TFLite's kernels
+           XNNPACK, which takes MAX_POOL_2D (float32) where the stride is at most the window;
+           ARG_MAX/ARG_MIN, and pooling with a larger stride, stay on TFLite's kernels
   builtin  BUILTIN_WITHOUT_DEFAULT_DELEGATES: TFLite's own kernels for every op
 --fixed-shapes converts one model per exact input shape instead of one per structure (below).
 
@@ -23,8 +24,9 @@ The mappings (docs/SEMANTICS.md):
                  over axis 1 (D2: the index is row-major over the reduced axes, ascending):
                  numpy reshapes the data when the reduced axes are adjacent and transposes the
                  kept axes first when they are not (data movement only, exact), so one model
-                 per operator, input type and index type serves every shape.  The kernel returns the first extreme element (D3,
-                 INCREASING); it has no option for the last one, so DECREASING is UNSUPPORTED
+                 per operator, input type and index type serves every shape.  The kernel
+                 returns the first extreme element (D3, INCREASING); it has no option for the
+                 last one, so DECREASING is UNSUPPORTED
                  (reversing the axis and mapping the index back would be our tie rule, not
                  LiteRT's).
   MAX_POOLING    tf.nn.max_pool2d -> MAX_POOL_2D (NHWC: numpy transposes NCHW in and out,
@@ -41,6 +43,12 @@ ARG_MIN/ARG_MAX without TF Select), every index type; MAX_POOLING1/2 on FLOAT32 
 int8/uint8 exists only for quantized tensors, which a converted float graph never has; FLOAT16
 converts to no builtin op).  Layout "packed": a TFLite tensor is dense, so dmlcheck gathers and
 scatters (stride handling is not LiteRT's and is not tested).
+
+NaN and denormals, found by experiment (reports/published/tflite-2.3.0/README.md): TFLite's
+kernels keep denormals; XNNPACK's pooling flushes them, so WELCOME says flushes_denormals for
+the xnnpack set only.  NaN follows no one policy: ARG_MIN/ARG_MAX ignore it except a leading NaN
+(which, by row length, sticks or skips numbers), TFLite's pooling ignores it (a window of only NaN
+gives -FLT_MAX), XNNPACK's pooling answers by position (-inf for a leading NaN).
 
 Caching: conversion takes about 0.5-1.3 s on the shared 2-core machine, so each converted model
 is cached by its structure: op, input type and index type (arg: 16 models in all) or the
