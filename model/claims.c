@@ -29,7 +29,8 @@ static bool narrower_than_all(const backend_claims *c)
 {
     for (int op = 0; op < OP_COUNT; op++) {
         const op_claim *o = &c->ops[op];
-        if (!o->claimed || o->input_types || o->output_types || o->indices_types)
+        if (!o->claimed || o->input_types || o->output_types || o->indices_types
+            || o->without_indices)
             return true;
     }
     return c->max_feature_level && c->max_feature_level < fl_tested[FL_TESTED_COUNT - 1];
@@ -60,7 +61,8 @@ bool claims_cover(const backend_claims *c, op_id op, DML_FEATURE_LEVEL fl,
     const op_claim *o = &c->ops[op];
     return (!c->max_feature_level || fl <= c->max_feature_level) && in_mask(o->input_types, input)
            && in_mask(o->output_types, output)
-           && (indices == DML_TENSOR_DATA_TYPE_UNKNOWN || in_mask(o->indices_types, indices));
+           && (indices == DML_TENSOR_DATA_TYPE_UNKNOWN
+               || (!o->without_indices && in_mask(o->indices_types, indices)));
 }
 
 const char *claims_beyond(const backend_claims *c, const dml_case *k, const char *who,
@@ -81,6 +83,8 @@ const char *claims_beyond(const backend_claims *c, const dml_case *k, const char
     else if (!in_mask(o->output_types, k->output.type))
         snprintf(buf, size, "%s does not claim %s outputs for %s", who,
                  dtype_name(k->output.type), op);
+    else if (k->indices.present && o->without_indices)
+        snprintf(buf, size, "%s does not claim %s with indices (an OutputIndicesTensor)", who, op);
     else if (k->indices.present && !in_mask(o->indices_types, k->indices.type))
         snprintf(buf, size, "%s does not claim %s indices for %s", who,
                  dtype_name(k->indices.type), op);
@@ -113,7 +117,7 @@ static void append_types(char *buf, size_t size, uint32_t mask)
 static bool same_claim(const op_claim *a, const op_claim *b)
 {
     return a->input_types == b->input_types && a->output_types == b->output_types
-           && a->indices_types == b->indices_types;
+           && a->indices_types == b->indices_types && a->without_indices == b->without_indices;
 }
 
 /* " on FLOAT32 (outputs UINT32; indices UINT32)" for one group's types. */
@@ -136,6 +140,8 @@ static void append_claim_types(char *buf, size_t size, const op_claim *o)
     }
     if (o->output_types || o->indices_types)
         append(buf, size, ")");
+    if (o->without_indices)
+        append(buf, size, " without indices");
 }
 
 const char *claims_describe(const backend_claims *c, char *buf, size_t size)
@@ -193,6 +199,8 @@ static json_t *op_json(op_id op, const op_claim *o)
         if (mask)
             json_object_set_new(j, mask_keys[k], types_json(mask));
     }
+    if (j && o->without_indices)
+        json_object_set_new(j, "indices", json_false());
     return j;
 }
 
@@ -247,6 +255,10 @@ bool claims_add_json_entry(backend_claims *c, const void *json, dmlc_error *err)
     for (size_t k = 0; k < 3; k++)
         if (!types_from_json(json_object_get(j, mask_keys[k]), mask_keys[k], mask_of(&o, k), err))
             return false;
+    const json_t *indices = json_object_get(j, "indices");
+    if (indices && !json_is_boolean(indices))
+        return err_set(err, "claims: %s's \"indices\" is not true or false", name);
+    o.without_indices = indices && json_is_false(indices);
     if (op != OP_COUNT) /* an operator this dmlcheck does not test: nothing to hold it to */
         c->ops[op] = o;
     c->limited = true;

@@ -24,6 +24,9 @@
 typedef struct op_claim {
     bool claimed;
     uint32_t input_types, output_types, indices_types; /* 0: every type */
+    /* Pooling claimed only without an OutputIndicesTensor (a library whose max pooling
+     * returns values alone; the protocol's "indices": false) */
+    bool without_indices;
 } op_claim;
 
 typedef struct backend_claims {

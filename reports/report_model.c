@@ -592,6 +592,7 @@ static void unite_claims(backend_claims *all, const backend_claims *r, bool firs
         a->input_types = a->input_types && b->input_types ? a->input_types | b->input_types : 0;
         a->output_types = a->output_types && b->output_types ? a->output_types | b->output_types : 0;
         a->indices_types = a->indices_types && b->indices_types ? a->indices_types | b->indices_types : 0;
+        a->without_indices = a->without_indices && b->without_indices;
     }
 }
 

@@ -201,15 +201,23 @@ CLAIM_KEYS = ("input_types", "output_types", "indices_types")
 def claims_list(claims):
     """WELCOME's "claims" (docs/PROTOCOL.md, "Claims per operator") from a dict: operator name
     -> a list of input types, or -> a dict with any of input_types, output_types and
-    indices_types (absent or empty: every type).  {"ARGMAX": ["FLOAT32", "INT32"],
+    indices_types (absent or empty: every type), and "indices": False for a pooling operator
+    claimed only without an OutputIndicesTensor.  {"ARGMAX": ["FLOAT32", "INT32"],
     "MAX_POOLING2": {"input_types": ["FLOAT32"], "indices_types": ["UINT32"]}}."""
     out = []
     for op, types in claims.items():
         entry = {"op": op}
         spec = types if isinstance(types, dict) else {"input_types": types}
         for key, value in spec.items():
+            if key == "indices":
+                if not isinstance(value, bool):
+                    raise ValueError("claims[%r]: 'indices' must be True or False" % op)
+                if not value:
+                    entry[key] = False
+                continue
             if key not in CLAIM_KEYS:
-                raise ValueError("claims[%r]: %r is none of %s" % (op, key, ", ".join(CLAIM_KEYS)))
+                raise ValueError("claims[%r]: %r is none of %s, indices"
+                                 % (op, key, ", ".join(CLAIM_KEYS)))
             if value:
                 entry[key] = list(value)
         out.append(entry)

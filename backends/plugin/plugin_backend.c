@@ -187,8 +187,9 @@ static bool read_operator_claims(backend *b, dmlc_error *err)
                            "claims[0]'s %u", b->path, i, e->struct_size, stride);
         op_id op = op_from_dml_type(e->op);
         if (op != OP_COUNT) /* an operator this dmlcheck does not test is nobody's concern */
-            b->claims.ops[op] = (op_claim){ true, e->input_types, e->output_types,
-                                            e->indices_types };
+            b->claims.ops[op] = (op_claim){ .claimed = true, .input_types = e->input_types,
+                                            .output_types = e->output_types,
+                                            .indices_types = e->indices_types };
     }
     b->claims.max_feature_level = b->caps.max_feature_level;
     claims_settle(&b->claims);

@@ -15,7 +15,8 @@ on request, to show that each fault costs one case and the run goes on:
   --layout strided|packed  the buffers it asks for (default strided)
   --ops LIST               the operators it claims (default all four)
   --claims JSON            per-operator claims, the helper's dict ({"ARGMAX": ["INT32"]}):
-                           WELCOME's "claims" list, which replaces --ops for dmlcheck
+                           WELCOME's "claims" list, which replaces --ops for dmlcheck; a JSON
+                           list is sent as WELCOME's "claims" unchecked
   --echo-device            names its device after HELLO's "device" (dmlcheck's --device), so
                            a test can make dmlcheck print a device name of its choosing
 It uses the helper's building blocks (Channel, welcome, answer) rather than serve(), because
@@ -92,7 +93,9 @@ def main():
         return
     device = str(hello.get("device") or "") if a.echo_device else ""
     w = dml.welcome("echo", "1", a.ops.split(","), a.layout, None, None, False, "", device, "",
-                    a.claims)
+                    a.claims if isinstance(a.claims, dict) else None)
+    if isinstance(a.claims, list):  # sent as given, unchecked: dmlcheck's own checks are tested
+        w["claims"] = a.claims
     w["protocol"] = a.protocol
     ch.write(dml.WELCOME, w)
     served = 0

@@ -125,6 +125,29 @@ else
     skip "per_operator_claims_stored_with_the_run" "no sqlite3"
 fi
 
+# Pooling claimed without indices ("indices": false, a library whose max pooling returns
+# values only): a case with an OutputIndicesTensor is skipped naming that, one without is sent,
+# and the run stores the claim as sent.
+echo_run 300 --claims "'{\"MAX_POOLING2\": {\"indices\": false}}'"
+if [ -n "$have_sqlite" ]; then
+    check "claims_without_indices_skip_indices_cases" sql_is 0 \
+        "SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'MAX_POOLING2' AND c.indices_type IS NOT NULL AND r.verdict <> 'skip'"
+    check "claims_without_indices_skip_names_it" sh -c "[ \$(sqlite3 '$tmp/db.sqlite' \"SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'MAX_POOLING2' AND c.indices_type IS NOT NULL AND r.detail = 'the child does not claim MAX_POOLING2 with indices (an OutputIndicesTensor)'\") -gt 0 ]"
+    check "claims_without_indices_send_the_others" sh -c "[ \$(sqlite3 '$tmp/db.sqlite' \"SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.op = 'MAX_POOLING2' AND c.indices_type IS NULL AND r.verdict <> 'skip'\") -gt 0 ]"
+    check "claims_without_indices_stored_with_the_run" sql_is \
+        '{"operators":[{"op":"MAX_POOLING2","indices":false}]}' \
+        "SELECT claims FROM runs ORDER BY id DESC LIMIT 1"
+else
+    skip "claims_without_indices_skip_indices_cases" "no sqlite3"
+    skip "claims_without_indices_skip_names_it" "no sqlite3"
+    skip "claims_without_indices_send_the_others" "no sqlite3"
+    skip "claims_without_indices_stored_with_the_run" "no sqlite3"
+fi
+# A claim whose "indices" is no boolean is refused at the handshake, naming the key (sent
+# unchecked by the echo adapter; the Python helper refuses to build it).
+run run --backend "process:$echo_python $echo_py --claims '[{\"op\": \"MAX_POOLING2\", \"indices\": 1}]'" --cases 5
+check "claims_indices_not_boolean_refused" eval 'rc_is 2 && err_has "\"indices\" is not true or false"'
+
 # Each fault in `exec`, two files: both are recorded, each with the fault's own words.
 exec_fault() { # exec_fault NAME EXPECTED_RC TEXT ECHO_ARGS...
     fault=$1 want=$2 text=$3
