@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""onnxref_pool_3d_empty_window_integer_raises: MaxPool on its loop path (a stride or dilation above 1) with a 5-D input writes None for a
+window wholly in padding (`Y_data[...] = Yh` with Yh still None in _max_pool_3d), which an
+INT8/UINT8 output cannot hold: the evaluator raises TypeError ("Issues with types ...").
+FLOAT32 gets NaN and index -3 there; the 4-D loop leaves 0 and -1.  DirectML leaves the value
+of a window without elements open but requires an answer.  Input INT8 1x1x1x1x1 {1}, kernel
+1x1x2, dilations 1x1x2, pads [0, 0, 1, 0, 0, 1]: any int8 value; the evaluator raises.
+
+Standalone: onnx and numpy only.  Prints what is required and what onnx.reference answers;
+exits 1 while the bug is present, 0 once it is fixed."""
+
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+
+def max_pool(x, with_indices, **attrs):
+    """One MaxPool node (opset 22) run by the reference evaluator: [(shape, values), (shape,
+    indices)], or the exception it raised as text."""
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+    names = ["y", "i"] if with_indices else ["y"]
+    outputs = [helper.make_tensor_value_info(n, elem if n == "y" else TensorProto.INT64, None)
+               for n in names]
+    graph = helper.make_graph([helper.make_node("MaxPool", ["x"], names, **attrs)], "repro",
+                              [helper.make_tensor_value_info("x", elem, list(x.shape))], outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    try:
+        got = ReferenceEvaluator(model).run(None, {"x": x})
+    except Exception as e:  # the evaluator's failure is the answer being reproduced
+        return "%s: %s" % (type(e).__name__, " ".join(str(e).split())[:160])
+    return [(list(a.shape), [v if v == v else "nan" for v in a.ravel().tolist()]) for a in got]
+
+
+def report(expected, got):
+    """Prints both; exit 1 while they differ (the bug is present)."""
+    print("onnx", onnx.__version__, "numpy", np.__version__)
+    print("expected:", expected)
+    print("actual:  ", got)
+    bug = repr(got) != repr(expected)
+    print("BUG PRESENT" if bug else "fixed")
+    sys.exit(1 if bug else 0)
+
+
+x = np.array([1], dtype=np.int8).reshape(1, 1, 1, 1, 1)
+got = max_pool(x, False, kernel_shape=[1, 1, 2], dilations=[1, 1, 2], pads=[0, 0, 1, 0, 0, 1])
+ok = isinstance(got, list) and got[0][0] == [1, 1, 1, 1, 1]
+report("an int8 answer of shape [1, 1, 1, 1, 1]", "an int8 answer of shape [1, 1, 1, 1, 1]" if ok else got)
