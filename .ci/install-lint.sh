@@ -24,8 +24,11 @@ fi
 venv=.venv-lint
 requirements=.ci/lint-requirements.txt
 # pip freeze spells names as the package does; compare case-blind.
-want=$(grep -v '^#' "$requirements" | tr 'A-Z' 'a-z' | sort)
-have=$([ -x "$venv/bin/pip" ] && "$venv/bin/pip" freeze 2>/dev/null | tr 'A-Z' 'a-z' | sort || true)
+want=$(grep -v '^#' "$requirements" | tr '[:upper:]' '[:lower:]' | sort)
+have=
+if [ -x "$venv/bin/pip" ]; then
+  have=$("$venv/bin/pip" freeze 2>/dev/null | tr '[:upper:]' '[:lower:]' | sort || true)
+fi
 if [ "$want" != "$have" ]; then
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
