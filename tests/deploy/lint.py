@@ -6,7 +6,8 @@ offline (issue 22), from the venv .ci/install-lint.sh makes (.venv-lint, pinned 
   - check-jsonschema: every .github/workflows/*.yml (the ClusterFuzzLite ones included)
     against the GitHub workflow schema it vendors (--builtin-schema vendor.github-workflows);
   - zizmor: the GitHub Actions security linter, --offline, --persona auditor (its strictest),
-    with .github/zizmor.yml (which says why each ignored finding is ignored): no finding;
+    with .github/zizmor.yml (which says why each ignored finding is ignored): no finding, and
+    each ignore there still needed (without the ignores it finds exactly those);
   - kubernetes-validate: deploy/kubernetes/*.yaml, --strict (no unknown field), against the
     oldest and the newest Kubernetes API schemas it vendors.
 
@@ -26,6 +27,12 @@ import re
 import subprocess
 import sys
 import tempfile
+
+try:
+    import yaml
+except ImportError:
+    print("1..0 # SKIP PyYAML is not installed (Debian: python3-yaml)")
+    sys.exit(0)
 
 KUBERNETES_VERSIONS = ("1.25.0", "1.37.0")  # the oldest and newest kubernetes-validate 1.37 ships
 TOOLS = ("check-jsonschema", "zizmor", "kubernetes-validate")
@@ -60,13 +67,17 @@ class Linters:
     def workflow_schema(self, path):
         return self.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", path)
 
-    def zizmor(self, *paths):
-        """(exit code, the rule names of its findings, its findings as text)."""
+    def zizmor(self, *paths, where=False, ignores=True):
+        """(exit code, the rule names of its findings (with their files where asked), its
+        findings as text)."""
         args = ["--offline", "--persona", "auditor", "--config", self.zizmor_config, "--quiet"]
+        args += [] if ignores else ["--no-ignores"]
         rc, out = self.run("zizmor", *args, "--format", "json", *paths)
         try:
-            found = sorted({f["ident"] for f in json.loads(out[out.index("["):])})
-        except (ValueError, KeyError, TypeError):
+            found = sorted({(f["ident"], os.path.basename(
+                f["locations"][0]["symbolic"]["key"]["Local"]["verbatim_path"])) if where
+                else f["ident"] for f in json.loads(out[out.index("["):])})
+        except (ValueError, KeyError, TypeError, IndexError):
             found = None
         if rc != 0 or found:
             out = self.run("zizmor", *args, "--format", "plain", *paths)[1]
@@ -74,6 +85,14 @@ class Linters:
 
     def kubernetes(self, version, path):
         return self.run("kubernetes-validate", "--strict", "--quiet", "-k", version, path)
+
+
+def zizmor_ignores(config):
+    """{(rule, file)}: what .github/zizmor.yml ignores (entries are FILE[:LINE[:COLUMN]])."""
+    with open(config) as f:
+        rules = (yaml.safe_load(f) or {}).get("rules") or {}
+    return {(rule, entry.split(":")[0]) for rule, settings in rules.items()
+            for entry in (settings or {}).get("ignore", [])}
 
 
 def pinned_versions(root):
@@ -135,6 +154,11 @@ def repository_checks(lint, root):
         rc, found, out = lint.zizmor(".github/workflows")
         tests.append(("zizmor finds nothing in .github/workflows (persona auditor)",
                       rc == 0 and found == [], out))
+        ignored = zizmor_ignores(lint.zizmor_config)
+        rc, found, out = lint.zizmor(".github/workflows", where=True, ignores=False)
+        tests.append(("every ignore in .github/zizmor.yml is still needed, and no other",
+                      found is not None and set(found) == ignored,
+                      f"ignored {sorted(ignored)}; found without the ignores {found}: {out}"))
     manifests = sorted(glob.glob(os.path.join(root, "deploy", "kubernetes", "*.yaml")))
     for path in manifests:
         name = os.path.relpath(path, root)
