@@ -7,7 +7,8 @@ offline (issue 22), from the venv .ci/install-lint.sh makes (.venv-lint, pinned 
     against the GitHub workflow schema it vendors (--builtin-schema vendor.github-workflows);
   - zizmor: the GitHub Actions security linter, --offline, --persona auditor (its strictest),
     with .github/zizmor.yml (which says why each ignored finding is ignored): no finding, and
-    each ignore there still needed (without the ignores it finds exactly those);
+    each ignore there still needed (without the ignores it finds exactly those).  Offline it
+    skips its five audits that need GitHub's API (.github/zizmor.yml names them);
   - kubernetes-validate: deploy/kubernetes/*.yaml, --strict (no unknown field), against the
     oldest and the newest Kubernetes API schemas it vendors.
 
