@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package dmlcheck needs to build, test and fuzz, by name.
-# Idempotent: packages already installed are left alone; safe to run repeatedly.
+# Idempotent: packages already installed are left alone; safe to run repeatedly.  Then the
+# adapters' venv (install-adapters.sh) and the linters' venv (install-lint.sh).
 set -euo pipefail
 
 packages=(
@@ -26,7 +27,8 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exec bash "$(dirname "$0")/install-adapters.sh"
+  bash "$(dirname "$0")/install-adapters.sh"
+  exec bash "$(dirname "$0")/install-lint.sh"
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -35,3 +37,4 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "install-deps: installed ${missing[*]}"
 bash "$(dirname "$0")/install-adapters.sh"
+bash "$(dirname "$0")/install-lint.sh"

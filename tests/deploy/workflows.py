@@ -4,7 +4,9 @@
 Each file must parse as YAML with `on` and `jobs`; no `run:` script may hold a `${{ }}`
 expression (an input or event field pasted into shell is a template injection: it must reach
 the script through `env:`); every actions/* action must be at major version 4 or later (the
-older ones run on a retired Node and artifacts v3 are shut down); every script must pass
+older ones run on a retired Node and artifacts v3 are shut down): a tag `@vN`, or a full
+commit with its release in a comment (`@<40 hex> # vN.M.K`, how the workflows pin them since
+zizmor asks for commits; tests/deploy/lint.py); every script must pass
 shellcheck as bash, the shell GitHub runs it with, where shellcheck is installed; and the
 sharded run's merge must refuse an incomplete set (`merge --expect-shards`).  actionlint runs
 too where it is installed (it is not packaged for Debian 12).  The checker first proves it
@@ -34,8 +36,13 @@ def steps_of(doc):
             yield job_name, i, step
 
 
-def problems(doc, shellcheck):
-    """Every rule doc breaks, as text."""
+def release_comments(text):
+    """{'owner/action@<commit>': 'vN...'}: the release each commit pin names in its comment."""
+    return dict(re.findall(r"uses:\s*['\"]?([\w./-]+@[0-9a-f]{40})['\"]?\s+#\s*(v[\d.]+)", text))
+
+
+def problems(doc, shellcheck, releases=None):
+    """Every rule doc breaks, as text.  releases: release_comments of its text."""
     found = []
     # PyYAML reads the key `on` as the boolean True (YAML 1.1).
     if not isinstance(doc, dict) or "jobs" not in doc or not (True in doc or "on" in doc):
@@ -43,9 +50,11 @@ def problems(doc, shellcheck):
     for job, i, step in steps_of(doc):
         where = f"job {job} step {i + 1}"
         uses = step.get("uses", "")
-        m = re.match(r"actions/([\w-]+)@v(\d+)", uses)
-        if uses.startswith("actions/") and (not m or int(m.group(2)) < MIN_MAJOR):
-            found.append(f"{where}: {uses} is older than v{MIN_MAJOR} (or not pinned to a major)")
+        version = (releases or {}).get(uses, "") if re.search(r"@[0-9a-f]{40}$", uses) else uses
+        m = re.search(r"@v(\d+)", "@" + version.split("@")[-1])
+        if uses.startswith("actions/") and (not m or int(m.group(1)) < MIN_MAJOR):
+            found.append(f"{where}: {uses} is older than v{MIN_MAJOR} (or not pinned to a major, "
+                         "or a commit without its release in a comment)")
         script = step.get("run")
         if script is None:
             continue
@@ -68,18 +77,23 @@ def main():
     files = sorted(glob.glob(os.path.join(root, ".github", "workflows", "*.yml")))
     tests = []
 
-    bad = yaml.safe_load("""
+    # A workflow with each mistake (the upload-artifact commit is made up: only its comment is read).
+    bad_text = """
 on: {workflow_dispatch: {inputs: {seed: {default: "1"}}}}
 jobs:
   a:
     runs-on: ubuntu-24.04
     steps:
       - uses: actions/checkout@v2
+      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830
+      - uses: actions/upload-artifact@0123456789abcdef0123456789abcdef01234567 # v3.1.2
       - run: dmlcheck run --seed "${{ inputs.seed }}"
       - run: echo $unquoted_undefined
-""")
-    got = problems(bad, shellcheck)
-    want = ["older than v4", "inside run:"] + (["shellcheck"] if shellcheck else [])
+"""
+    got = problems(yaml.safe_load(bad_text), shellcheck, release_comments(bad_text))
+    want = ["checkout@v2 is older", "cache@0057852bfaa89a56745cba8c7296529d2fc39830 is older",
+            "upload-artifact@0123456789abcdef0123456789abcdef01234567 is older",
+            "inside run:"] + (["shellcheck"] if shellcheck else [])
     tests.append(("checker_refuses_each_mistake", all(any(w in p for p in got) for w in want),
                   "; ".join(got)))
 
@@ -87,11 +101,12 @@ jobs:
         name = os.path.relpath(path, root)
         try:
             with open(path) as f:
-                doc = yaml.safe_load(f)
+                text = f.read()
+            doc = yaml.safe_load(text)
         except yaml.YAMLError as e:
             tests.append((f"{name} parses", False, str(e).replace("\n", " ")))
             continue
-        found = problems(doc, shellcheck)
+        found = problems(doc, shellcheck, release_comments(text))
         tests.append((f"{name} {'passes' if not found else 'breaks'} the rules", not found,
                       "; ".join(found)))
         if os.path.basename(path) == "sharded-run.yml":

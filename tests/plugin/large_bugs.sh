@@ -8,7 +8,8 @@
 # is also found earlier in a ties case; issue 11's root-cause kinds); the same run kept to the small tiers
 # (--max-elements 4096, all that generator version 2 drew) must not, which is why the size
 # tiers exist.  No shrinking in those runs: they are about finding; the last run checks
-# that shrinking such cases keeps to its time limit.
+# that shrinking such cases stops at its time limit (by the run's own count: the time it
+# takes is a benchmark, plugin_shrink_time).
 # Usage: large_bugs.sh DMLCHECK EXAMPLE_SO.  Prints TAP.
 set -u
 dmlcheck=$1 example=$2
@@ -83,14 +84,24 @@ check "run_says_what_an_insufficient_level_needs" \
     eval 'grep -q "^outlook 5_0: [0-9]* of 140 required cells have fewer than 20 judged cases; .*were never drawn" "$tmp/out"'
 
 # Shrinking large failing cases takes a while per try: it announces itself and keeps to
-# --shrink-time, cutting the candidate runs short rather than finishing a family.
+# --shrink-time, cutting the candidate runs short rather than finishing a family.  Checked by
+# what the run counts, not by a clock here (a wall-clock bound fails on a loaded machine): it
+# stopped at the limit with K of its N families not shrunk, and the N - K it started each say
+# "shrunk" (none of these families is a must-reject case, which would be started but not
+# shrunk), within 300 tries.  Seed 1 draws 4 families; on this 2-core machine the limit
+# cuts shrinking short inside the second (185,159 input elements), so K is 2 (a machine fast
+# enough to shrink all four in a second would print no stop and fail this check).  How long
+# shrinking takes against the limit is benchmark plugin_shrink_time (shrink_time_bench.sh).
 rm -f "$tmp/db.sqlite"*
-started=$(date +%s)
 run run --backend "plugin:$example,bug=index16" --types FLOAT32 --cases 10000 --seed 1 \
     --shrink-time 1 --db "$tmp/db.sqlite"
-elapsed=$(( $(date +%s) - started ))
 check "shrinking_announces_its_families_and_limits" \
     eval 'rc_is 1 && out_has "new signature families: at most 300 backend runs each, 1 s in all"'
-check "shrinking_keeps_to_shrink_time" \
-    eval 'out_has "shrinking stopped at its time limit (1 s)" && [ "$elapsed" -lt 20 ]'
+families=$(sed -n 's/^shrinking \([0-9]*\) new signature families: .*/\1/p' "$tmp/out")
+not_shrunk=$(sed -n 's/^shrinking stopped at its time limit (1 s): \([0-9]*\) of \([0-9]*\) families not shrunk; .*/\1 \2/p' "$tmp/out")
+shrunk=$(grep -c '^shrunk signature [0-9]* (case g[0-9:]*): [0-9]* -> [0-9]* input elements in [0-9]* tries' "$tmp/out")
+over_budget=$(sed -n 's/^shrunk signature .* in \([0-9]*\) tries.*/\1/p' "$tmp/out" | awk '$1 > 300' | wc -l)
+check "shrinking_stops_at_shrink_time_by_its_own_count" \
+    eval '[ -n "$families" ] && [ "$not_shrunk" = "$((families - shrunk)) $families" ] &&
+          [ "$shrunk" -lt "$families" ] && [ "$over_budget" = 0 ]'
 finish
