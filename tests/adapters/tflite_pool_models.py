@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""tflite_pool_models.py: the TFLite adapter's MAX_POOL_2D models, made from one converted
-template by setting Pool2DOptions (adapters/tflite/tflite_adapter.py, PoolModels), are the
-models TensorFlow's converter writes for each structure: for windows, strides and padding modes
-of every kind the generator draws (square and not, stride above and below the window, both
-modes for one window), PoolModels' model and the converter's, each read and written back by
-flatbuffer_utils, must be the same bytes.  A difference means the converter puts something else
-in a pooling model (a new TensorFlow version: convert each structure, --convert-each, until
-PoolModels sets it too).  Usage: tflite_pool_models.py ADAPTER_DIR.  TAP."""
+"""tflite_pool_models.py: the TFLite adapter's models made from converted templates
+(adapters/tflite/tflite_adapter.py) are the models TensorFlow's converter writes for each
+structure.  MAX_POOL_2D (PoolModels: one template, its Pool2DOptions set): for windows, strides
+and padding modes of every kind the generator draws (square and not, stride above and below the
+window, both modes for one window).  ARG_MIN/ARG_MAX (ArgModels: the int32 model, its output
+type set for int64): every operator, input type and index type the adapter claims.  The made
+model and the converter's, each read and written back by flatbuffer_utils, must be the same
+bytes.  A difference means the converter puts something else in such a model (a new TensorFlow
+version: --convert-each until the adapter sets it too).
+Usage: tflite_pool_models.py ADAPTER_DIR.  TAP."""
 
 import os
 import sys
@@ -29,18 +31,33 @@ def rewritten(model):
         flatbuffer_utils.read_model_from_bytearray(bytearray(model))))
 
 
+def checks(converter):
+    """(name, made model, the converter's model) for every structure checked."""
+    pool_models = adapter.PoolModels(converter)
+    for window, strides, padding in STRUCTURES:
+        yield ("MAX_POOL_2D window %s strides %s %s" % (window, strides, padding),
+               pool_models.model(window, strides, padding),
+               converter.max_pool([None] * 4, window, strides, padding))
+    arg_models = adapter.ArgModels(converter)
+    for op in ("ARGMIN", "ARGMAX"):
+        for dml_type in adapter.ARG_TYPES:
+            dtype = adapter.TF_TYPES[dml_type]
+            for index_type in ("int32", "int64"):
+                yield ("%s %s %s" % (op, dtype, index_type),
+                       arg_models.model(op, dtype, index_type),
+                       converter.arg_reduce(op, dtype, [None] * 3, 1, index_type))
+
+
 def main():
     converter = adapter.Converter()
-    pool_models = adapter.PoolModels(converter)
-    print("1..%d" % len(STRUCTURES))
+    print("1..%d" % (len(STRUCTURES) + 2 * len(adapter.ARG_TYPES) * 2))
     failed = 0
-    for n, (window, strides, padding) in enumerate(STRUCTURES, 1):
-        made = rewritten(pool_models.model(window, strides, padding))
-        converted = rewritten(converter.max_pool([None] * 4, window, strides, padding))
+    for n, (name, made, converted) in enumerate(checks(converter), 1):
+        made, converted = rewritten(made), rewritten(converted)
         ok = made == converted
         failed += not ok
-        print("%s %d - window %s strides %s %s: the template's model is the converter's%s"
-              % ("ok" if ok else "not ok", n, window, strides, padding,
+        print("%s %d - %s: the adapter's model is the converter's%s"
+              % ("ok" if ok else "not ok", n, name,
                  "" if ok else " (%d and %d bytes differ)" % (len(made), len(converted))))
     return 1 if failed else 0
 
