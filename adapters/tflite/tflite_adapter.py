@@ -57,8 +57,9 @@ so each model is cached by its structure: op, input type and index type (arg: 16
 padding mode (pooling: open-ended, so one template is converted and each structure's model is
 the template with its Pool2DOptions set, PoolModels), with every size unknown (None) in the
 tf.function's signature.  Each made model is the converter's own output for its structure
-(tests/adapters/tflite_pool_models.py); --convert-each converts each instead.  Each case resizes the cached interpreter to its sizes (Interpreter.resize_tensor_input
-and allocate_tensors, TFLite's own path for a new input shape; XNNPACK is re-applied on it).
+(tests/adapters/tflite_made_models.py); --convert-each converts each instead.  Each case
+resizes the cached interpreter to its sizes (Interpreter.resize_tensor_input and
+allocate_tensors, TFLite's own path for a new input shape; XNNPACK is re-applied on it).
 --fixed-shapes keys by the exact sizes too and converts with them, to check that both give the
 same answers.
 """
@@ -141,7 +142,7 @@ class PoolModels:
     operator's Pool2DOptions (filter and stride sizes, padding), so the template, converted once
     by Converter.max_pool, is read with TensorFlow's flatbuffer_utils, given the structure's
     options and written back: about 1 ms, where a conversion takes 0.1-1.3 s.  The model is the
-    converter's: tests/adapters/tflite_pool_models.py checks, over many structures, that it is
+    converter's: tests/adapters/tflite_made_models.py checks, over many structures, that it is
     identical to what the converter writes for that structure (both read and rewritten by
     flatbuffer_utils, which serialises one model one way)."""
 
@@ -304,7 +305,8 @@ class Adapter:
     def arg_reduce(self, desc, x, data):
         key, (op, dtype, index_type), (perm, axes) = arg_plan(desc, x)
         data = arg_view(data, perm, axes)
-        it = self.interpreter(key, data.shape, lambda sig: self.arg_model(sig, op, dtype, index_type))
+        it = self.interpreter(key, data.shape,
+                              lambda sig: self.arg_model(sig, op, dtype, index_type))
         return self.invoke(it, data)
 
     def arg_model(self, signature, op, dtype, index_type):
@@ -320,7 +322,8 @@ class Adapter:
     def max_pool(self, desc, x, data):
         key, (window, strides, mode) = pool_plan(desc, x)
         nhwc = np.ascontiguousarray(data.transpose(0, 2, 3, 1))
-        it = self.interpreter(key, nhwc.shape, lambda sig: self.pool_model(sig, window, strides, mode))
+        it = self.interpreter(key, nhwc.shape,
+                              lambda sig: self.pool_model(sig, window, strides, mode))
         return self.invoke(it, nhwc).transpose(0, 3, 1, 2)
 
     def run(self, desc, tensors):

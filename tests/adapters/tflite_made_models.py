@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tflite_pool_models.py: the TFLite adapter's models made from converted templates
+"""tflite_made_models.py: the TFLite adapter's models made from converted templates
 (adapters/tflite/tflite_adapter.py) are the models TensorFlow's converter writes for each
 structure.  MAX_POOL_2D (PoolModels: one template, its Pool2DOptions set): for windows, strides
 and padding modes of every kind the generator draws (square and not, stride above and below the
@@ -8,7 +8,7 @@ type set for int64): every operator, input type and index type the adapter claim
 model and the converter's, each read and written back by flatbuffer_utils, must be the same
 bytes.  A difference means the converter puts something else in such a model (a new TensorFlow
 version: --convert-each until the adapter sets it too).
-Usage: tflite_pool_models.py ADAPTER_DIR.  TAP."""
+Usage: tflite_made_models.py ADAPTER_DIR.  TAP."""
 
 import os
 import sys
