@@ -15,7 +15,8 @@ passes its words to the child as argv, so replay lines carry it):
            XNNPACK, which takes MAX_POOL_2D (float32) where the stride is at most the window;
            ARG_MAX/ARG_MIN, and pooling with a larger stride, stay on TFLite's kernels
   builtin  BUILTIN_WITHOUT_DEFAULT_DELEGATES: TFLite's own kernels for every op
---fixed-shapes converts one model per exact input shape instead of one per structure (below).
+--fixed-shapes converts one model per exact input shape instead of one per structure, and
+--convert-each converts every model instead of making some from converted templates (below).
 
 The mappings (docs/SEMANTICS.md):
   ARGMIN/ARGMAX  tf.math.argmin/argmax -> ARG_MIN/ARG_MAX, output_type int32 for UINT32/INT32
@@ -50,11 +51,15 @@ the xnnpack set only.  NaN follows no one policy: ARG_MIN/ARG_MAX ignore it exce
 (which, by row length, sticks or skips numbers), TFLite's pooling ignores it (a window of only NaN
 gives -FLT_MAX), XNNPACK's pooling answers by position (-inf for a leading NaN).
 
-Caching: conversion takes about 0.5-1.3 s on the shared 2-core machine, so each converted model
-is cached by its structure: op, input type and index type (arg: 16 models in all) or the
-window, strides and padding mode (pooling), with every size unknown (None) in the tf.function's
-signature.  Each case resizes the cached interpreter to its sizes (Interpreter.resize_tensor_input
-and allocate_tensors, TFLite's own path for a new input shape; XNNPACK is re-applied on it).
+Caching: conversion takes about 0.1 s on an idle 2-core machine (0.5-1.3 s when it is shared),
+so each model is cached by its structure: op, input type and index type (arg: 16 models in all,
+8 converted, the int64 ones made from the int32 ones, ArgModels) or the window, strides and
+padding mode (pooling: open-ended, so one template is converted and each structure's model is
+the template with its Pool2DOptions set, PoolModels), with every size unknown (None) in the
+tf.function's signature.  Each made model is the converter's own output for its structure
+(tests/adapters/tflite_made_models.py); --convert-each converts each instead.  Each case
+resizes the cached interpreter to its sizes (Interpreter.resize_tensor_input and
+allocate_tensors, TFLite's own path for a new input shape; XNNPACK is re-applied on it).
 --fixed-shapes keys by the exact sizes too and converts with them, to check that both give the
 same answers.
 """
@@ -131,6 +136,64 @@ class Converter:
         return self.convert(lambda x: tf.nn.max_pool2d(x, window, strides, padding), shape, "float32")
 
 
+class PoolModels:
+    """MAX_POOL_2D models for any window, strides and padding mode from one converted template.
+    The converter's model for a pooling structure differs from another structure's only in the
+    operator's Pool2DOptions (filter and stride sizes, padding), so the template, converted once
+    by Converter.max_pool, is read with TensorFlow's flatbuffer_utils, given the structure's
+    options and written back: about 1 ms, where a conversion takes 0.1-1.3 s.  The model is the
+    converter's: tests/adapters/tflite_made_models.py checks, over many structures, that it is
+    identical to what the converter writes for that structure (both read and rewritten by
+    flatbuffer_utils, which serialises one model one way)."""
+
+    def __init__(self, converter):
+        from tensorflow.lite.python import schema_py_generated as schema
+        from tensorflow.lite.tools import flatbuffer_utils
+        self.converter = converter
+        self.utils = flatbuffer_utils
+        self.paddings = {"VALID": schema.Padding.VALID, "SAME": schema.Padding.SAME}
+        self.template = None
+
+    def model(self, window, strides, padding):
+        if self.template is None:
+            self.template = bytes(self.converter.max_pool([None] * 4, [1, 1], [1, 1], "VALID"))
+        model = self.utils.read_model_from_bytearray(bytearray(self.template))
+        (op,) = model.subgraphs[0].operators
+        options = op.builtinOptions
+        options.filterHeight, options.filterWidth = window
+        options.strideH, options.strideW = strides
+        options.padding = self.paddings[padding]
+        return bytes(self.utils.convert_object_to_bytearray(model))
+
+
+class ArgModels:
+    """ARG_MIN/ARG_MAX models for both index types from one conversion per operator and input
+    type: the converter's int64 model differs from its int32 one only in the operator's
+    output_type and the output tensor's type, so the int32 model is converted and, for int64,
+    both are set through flatbuffer_utils (checked against the converter as PoolModels' are)."""
+
+    def __init__(self, converter):
+        from tensorflow.lite.python import schema_py_generated as schema
+        from tensorflow.lite.tools import flatbuffer_utils
+        self.converter = converter
+        self.utils = flatbuffer_utils
+        self.index_types = {"int32": schema.TensorType.INT32, "int64": schema.TensorType.INT64}
+        self.templates = {}
+
+    def model(self, op, dtype, index_type):
+        template = self.templates.get((op, dtype))
+        if template is None:
+            template = bytes(self.converter.arg_reduce(op, dtype, [None] * 3, 1, "int32"))
+            self.templates[(op, dtype)] = template
+        model = self.utils.read_model_from_bytearray(bytearray(template))
+        graph = model.subgraphs[0]
+        (node,) = graph.operators
+        (output,) = node.outputs
+        node.builtinOptions.outputType = self.index_types[index_type]
+        graph.tensors[output].type = self.index_types[index_type]
+        return bytes(self.utils.convert_object_to_bytearray(model))
+
+
 TF_TYPES = {"FLOAT32": "float32", "INT8": "int8", "UINT8": "uint8", "INT32": "int32"}
 
 
@@ -202,10 +265,13 @@ def pool_plan(desc, x):
 
 
 class Adapter:
-    def __init__(self, kernels, fixed_shapes):
+    def __init__(self, kernels, fixed_shapes, convert_each=False):
         self.resolver = KERNEL_SETS[kernels]
         self.fixed_shapes = fixed_shapes
+        self.convert_each = convert_each or fixed_shapes
         self.converter = Converter()
+        self.pool_models = PoolModels(self.converter)
+        self.arg_models = ArgModels(self.converter)
         self.interpreters = OrderedDict()
 
     def interpreter(self, key, shape, build):
@@ -239,15 +305,25 @@ class Adapter:
     def arg_reduce(self, desc, x, data):
         key, (op, dtype, index_type), (perm, axes) = arg_plan(desc, x)
         data = arg_view(data, perm, axes)
-        it = self.interpreter(key, data.shape, lambda sig: self.converter.arg_reduce(
-            op, dtype, sig, 1, index_type))
+        it = self.interpreter(key, data.shape,
+                              lambda sig: self.arg_model(sig, op, dtype, index_type))
         return self.invoke(it, data)
+
+    def arg_model(self, signature, op, dtype, index_type):
+        if self.convert_each:
+            return self.converter.arg_reduce(op, dtype, signature, 1, index_type)
+        return self.arg_models.model(op, dtype, index_type)
+
+    def pool_model(self, signature, window, strides, mode):
+        if self.convert_each:
+            return self.converter.max_pool(signature, window, strides, mode)
+        return self.pool_models.model(window, strides, mode)
 
     def max_pool(self, desc, x, data):
         key, (window, strides, mode) = pool_plan(desc, x)
         nhwc = np.ascontiguousarray(data.transpose(0, 2, 3, 1))
-        it = self.interpreter(key, nhwc.shape, lambda sig: self.converter.max_pool(
-            sig, window, strides, mode))
+        it = self.interpreter(key, nhwc.shape,
+                              lambda sig: self.pool_model(sig, window, strides, mode))
         return self.invoke(it, nhwc).transpose(0, 3, 1, 2)
 
     def run(self, desc, tensors):
@@ -274,8 +350,11 @@ def main():
                         "builtin: TFLite's own kernels only (default: xnnpack)")
     p.add_argument("--fixed-shapes", action="store_true",
                    help="convert one model per exact input shape, not one per structure")
+    p.add_argument("--convert-each", action="store_true",
+                   help="convert every model with the converter, not from converted templates "
+                        "(PoolModels, ArgModels; --fixed-shapes implies it)")
     args = p.parse_args()
-    adapter = Adapter(args.kernels, args.fixed_shapes)
+    adapter = Adapter(args.kernels, args.fixed_shapes, args.convert_each)
     tf = adapter.converter.tf
     dml.serve(adapter.run, name="tflite", version=ai_edge_litert.__version__, claims=dict(CLAIMS),
               layout="packed", max_feature_level="6_4", flushes_denormals=args.kernels == "xnnpack",

@@ -36,8 +36,18 @@ The mappings (docs/SEMANTICS.md):
                  the others are tried and answer UNSUPPORTED with PyTorch's own error
                  ('"max_pool2d" not implemented for 'Half'').  The pad value is the type's
                  lowest (-inf, or the integer minimum), exact for the same reason.
+                 Memory: where the F.padded input would hold more than 16 times the case's
+                 elements (at least 2^20), the same call runs on blocks of outputs, each on
+                 only the part of the padded input its windows read (pool_in_blocks), along
+                 the dimensions PyTorch does not pad itself: a large padding with a large
+                 stride no longer costs its whole padded volume (1x1x2x2x2, StartPadding and
+                 Strides 800: 2 GB before).  --block-elements N sets that bound; 1 runs every
+                 pooling case in blocks (test adapter_torch_blocked).
 """
 
+import argparse
+import functools
+import itertools
 import os
 import subprocess
 import sys
@@ -106,7 +116,104 @@ def torch_pool_size(size, window, stride, pad, dilation, ceil_mode):
     return out
 
 
-def max_pooling(desc, tensors):
+# Elements one padded block may hold, as a multiple of the case's own size (input or output
+# elements, whichever is larger): F.pad of a large StartPadding or EndPadding made a copy as
+# large as the padded input, which a large stride leaves mostly unread (a 1x1x2x2x2 input with
+# StartPadding and Strides 600 padded to 602^3 elements, 0.9 GB).
+BLOCK_ELEMENTS_PER_CASE_ELEMENT = 16
+MIN_BLOCK_ELEMENTS = 1 << 20
+
+
+def call_pool(pool, xp):
+    """pool(xp): (values, indices or None); a type PyTorch cannot pool is UNSUPPORTED."""
+    try:
+        r = pool(xp)
+    except (RuntimeError, NotImplementedError) as e:
+        if "not implemented for" in str(e):   # e.g. '"max_pool2d" not implemented for 'Half''
+            raise dml.Unsupported("PyTorch %s CPU: %s" % (VERSION, e)) from e
+        raise
+    return r if isinstance(r, tuple) else (r, None)
+
+
+def padded_coords(index, plane_shape, offsets):
+    """PyTorch's flat indices over one (n, c) plane of the tensor it pooled, as coordinates of
+    the whole padded input (offsets: where that tensor starts in it), one array per spatial
+    dimension; -1 everywhere for an index past the plane (computed from clipped bounds)."""
+    idx = index.numpy().astype(np.int64)
+    inside = idx < int(np.prod(plane_shape))
+    coords = np.unravel_index(np.where(inside, idx, 0), plane_shape)
+    return np.stack([np.where(inside, c + o, -1) for c, o in zip(coords, offsets)])
+
+
+def pool_padded(x, pool, pad_start, pad_end, want_indices, out_sp):
+    """One call on x padded with the type's lowest value by F.pad."""
+    xp = x
+    if any(pad_start) or any(pad_end):
+        pads = []
+        for d in reversed(range(len(pad_start))):  # F.pad lists the last dimension first
+            pads += [pad_start[d], pad_end[d]]
+        xp = F.pad(x, pads, mode="constant", value=lowest(x.dtype))
+    value, index = call_pool(pool, xp)
+    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)
+    coords = padded_coords(index[crop], xp.shape[2:], [0] * len(out_sp)) if want_indices else None
+    return value[crop].numpy(), coords
+
+
+def block_lengths(out_sp, extent, splittable, budget, planes):
+    """Outputs per block along each spatial dimension: halved along the splittable dimension
+    of the largest padded extent until a block's padded input fits the budget."""
+    lengths = list(out_sp)
+    while planes * int(np.prod([extent(d, lengths[d]) for d in range(len(lengths))])) > budget:
+        d = max((d for d in splittable if lengths[d] > 1), default=None,
+                key=lambda d: extent(d, lengths[d]))
+        if d is None:
+            break
+        lengths[d] = -(-lengths[d] // 2)
+    return lengths
+
+
+def pool_in_blocks(x, pool, pad_start, padded_sp, torch_pad, strides, dilated, out_sp,
+                   want_indices, budget):
+    """The same pooling call on blocks of the outputs, each on only the part of the padded input
+    its windows read, so memory stays within the budget whatever the padding.  Only dimensions
+    PyTorch does not pad itself (its padding 0) are split: there a block's windows read
+    exactly the padded input from its first window's start (the last window clipped at the
+    padded end as before), so each window and its result are those of pool_padded."""
+    k = len(out_sp)
+    n, c = x.shape[:2]
+
+    def extent(d, length):
+        return min((length - 1) * strides[d] + dilated[d], padded_sp[d])
+
+    splittable = [d for d in range(k) if torch_pad[d] == 0]
+    lengths = block_lengths(out_sp, lambda d, m: extent(d, m) if d in splittable else padded_sp[d],
+                            splittable, budget, n * c)
+    value = None
+    coords = np.empty((k, n, c) + tuple(out_sp), dtype=np.int64) if want_indices else None
+    for first in itertools.product(*[range(0, o, m) for o, m in zip(out_sp, lengths)]):
+        outs = [min(m, o - f) for f, m, o in zip(first, lengths, out_sp)]
+        start = [f * strides[d] if d in splittable else 0 for d, f in enumerate(first)]
+        size = [extent(d, outs[d]) if d in splittable else padded_sp[d] for d in range(k)]
+        block = torch.full((n, c) + tuple(size), lowest(x.dtype), dtype=x.dtype)
+        src, dst = [slice(None)] * 2, [slice(None)] * 2
+        for d in range(k):  # the input elements inside the block, in padded coordinates
+            lo = max(start[d], pad_start[d])
+            hi = min(start[d] + size[d], pad_start[d] + x.shape[2 + d])
+            src.append(slice(lo - pad_start[d], max(hi, lo) - pad_start[d]))
+            dst.append(slice(lo - start[d], max(hi, lo) - start[d]))
+        block[tuple(dst)] = x[tuple(src)]
+        v, i = call_pool(pool, block)
+        crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in outs)
+        at = (slice(None), slice(None)) + tuple(slice(f, f + o) for f, o in zip(first, outs))
+        if value is None:
+            value = np.empty((n, c) + tuple(out_sp), dtype=v.numpy().dtype)
+        value[at] = v[crop].numpy()
+        if want_indices:
+            coords[(slice(None),) + at] = padded_coords(i[crop], size, start)
+    return value, coords
+
+
+def max_pooling(desc, tensors, block_elements=None):
     x = as_tensor(tensors["input"])
     out = tensors["output"]
     want_indices = "indices" in tensors
@@ -140,44 +247,37 @@ def max_pooling(desc, tensors):
         pad_start.append(fs)
         pad_end.append(extra)
 
-    xp = x
-    if any(pad_start) or any(pad_end):
-        pads = []
-        for d in reversed(range(k)):         # F.pad lists the last dimension first
-            pads += [pad_start[d], pad_end[d]]
-        xp = F.pad(x, pads, mode="constant", value=lowest(x.dtype))
-    pool = F.max_pool2d if k == 2 else F.max_pool3d
-    try:
-        r = pool(xp, kernel_size=window, stride=strides, padding=torch_pad, dilation=dil,
-                 ceil_mode=ceil_mode, return_indices=want_indices)
-    except (RuntimeError, NotImplementedError) as e:
-        if "not implemented for" in str(e):   # e.g. '"max_pool2d" not implemented for 'Half''
-            raise dml.Unsupported("PyTorch %s CPU: %s" % (VERSION, e)) from e
-        raise
+    pool = functools.partial(F.max_pool2d if k == 2 else F.max_pool3d, kernel_size=window,
+                             stride=strides, padding=torch_pad, dilation=dil,
+                             ceil_mode=ceil_mode, return_indices=want_indices)
+    padded_sp = [i + s + e for i, s, e in zip(in_sp, pad_start, pad_end)]
+    n, c = x.shape[:2]
+    budget = block_elements or max(MIN_BLOCK_ELEMENTS, BLOCK_ELEMENTS_PER_CASE_ELEMENT
+                                   * max(x.numel(), n * c * int(np.prod(out_sp))))
+    if n * c * int(np.prod(padded_sp)) <= budget:
+        value, index = pool_padded(x, pool, pad_start, pad_end, want_indices, out_sp)
+    else:
+        value, index = pool_in_blocks(x, pool, pad_start, padded_sp, torch_pad, strides, dilated,
+                                      out_sp, want_indices, budget)
     if inexact:   # after the call, so that a type PyTorch cannot pool says so first
         raise dml.Unsupported(inexact)
-    value, index = r if want_indices else (r, None)
-    crop = (slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)
-    result = {"output": to_buffer(out, value[crop].numpy())}
+    result = {"output": to_buffer(out, value)}
     if want_indices:
-        # PyTorch: flat over the F.padded spatial plane of one (n, c); DirectML: flat over the
-        # whole unpadded input.
+        # index: the element's padded coordinates (see pool_padded), or -1 for an index
+        # PyTorch computed from a window's clipped bounds past its plane.
         # A window with no element inside the input (SEMANTICS D7, class padding_window) gets
         # an index PyTorch computed from its clipped bounds, which may lie past its plane
         # (checked by hand: a 1x3 plane, a window of two padding rows, gives index 3).  Or it
         # picks a -inf that F.pad added: a position outside the input.  Either would wrap into
         # a real element of the next plane or row if mapped, so both are written as D7's "no
         # element" (all ones).
-        idx = index[crop].numpy().astype(np.int64)
-        inside = idx < int(np.prod(xp.shape[2:]))
-        coords = np.unravel_index(np.where(inside, idx, 0), xp.shape[2:])
-        spatial = np.zeros_like(idx)
+        inside = index[0] >= 0
+        spatial = np.zeros(value.shape, dtype=np.int64)
         in_input = inside.copy()
         for d in range(k):
-            along = coords[d] - pad_start[d]
+            along = index[d] - pad_start[d]
             in_input &= (along >= 0) & (along < in_sp[d])
             spatial = spatial * in_sp[d] + along
-        n, c = x.shape[:2]
         plane = int(np.prod(in_sp))
         base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * plane
         flat = base.reshape((n, c) + (1,) * k) + spatial
@@ -212,11 +312,22 @@ OPERATORS = {"ARGMIN": arg_reduce, "ARGMAX": arg_reduce,
              "MAX_POOLING1": max_pooling, "MAX_POOLING2": max_pooling}
 
 
-def run(desc, tensors):
-    return OPERATORS[desc["op"]](desc, tensors)
-
-
 def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--block-elements", type=int, default=None,
+                   help="pool in blocks when the padded input exceeds this many elements "
+                        "(default: %d times the case's size, at least %d); 1 pools every output "
+                        "position of a dimension PyTorch does not pad on its own, to check the "
+                        "blocked path" % (BLOCK_ELEMENTS_PER_CASE_ELEMENT, MIN_BLOCK_ELEMENTS))
+    a = p.parse_args()
+    if a.block_elements is not None and a.block_elements < 1:
+        p.error("--block-elements must be at least 1")
+    pooling = functools.partial(max_pooling, block_elements=a.block_elements)
+    operators = dict(OPERATORS, MAX_POOLING1=pooling, MAX_POOLING2=pooling)
+
+    def run(desc, tensors):
+        return operators[desc["op"]](desc, tensors)
+
     dml.serve(run, name="torch", version=VERSION, operators=list(OPERATORS),
               layout="strided", max_feature_level="6_4", input_types=list(TORCH_TYPES),
               platform="PyTorch (CPU)",

@@ -36,6 +36,8 @@ check "corpus_installed" eval "[ $files -eq $(ls "$src"/corpus/conformance/*/*.j
 check "example_source_installed" test -f "$examples/example_plugin.c"
 check "example_plugin_installed" test -f "$example_so"
 check "helper_installed" test -f "$python/dmlcheck_adapter.py"
+# The ONNX adapters (onnxruntime, onnx_reference) import their shared mapping from beside it.
+check "onnx_mapping_installed" test -f "$python/onnx_mapping.py"
 run exec --help
 check "exec_help_names_the_installed_corpus" eval "out_has '$corpus/*/*.json'"
 
@@ -110,6 +112,11 @@ if command -v python3 >/dev/null; then
     PYTHONPATH=$python python3 -c 'import dmlcheck_adapter, sys; print(dmlcheck_adapter.__file__)' >"$tmp/out" 2>"$tmp/err"
     echo $? >"$tmp/rc"
     check "python_helper_imports_from_installed_path" eval "rc_is 0 && out_has '$dest/'"
+    # as the installed onnxruntime_adapter.py finds it: ../python beside its own folder
+    python3 -c 'import os, sys; sys.path.insert(0, os.path.join(sys.argv[1], "..", "python")); import onnx_mapping; print(onnx_mapping.__file__)' \
+        "$adapters/onnxruntime" >"$tmp/out" 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+    check "onnx_mapping_imports_beside_installed_adapter" eval "rc_is 0 && out_has '$dest/'"
     export PYTHONPATH="$python"
     run exec --backend "process:python3 mine.py" "$corpus/argmax/argmax_spec_example1_columns.json" \
         "$corpus/argmax/argmax_spec_tie_decreasing.json" "$corpus/argmin/argmin_spec_example1_columns.json"
@@ -123,6 +130,7 @@ if command -v python3 >/dev/null; then
     fi
 else
     skip "python_helper_imports_from_installed_path" "no python3"
+    skip "onnx_mapping_imports_beside_installed_adapter" "no python3"
     skip "python_adapter_through_installed_helper" "no python3"
     skip "installed_numpy_adapter_on_installed_corpus" "no python3"
 fi
