@@ -887,8 +887,10 @@ static bool write_image(cl_core *b, cl_transfer t, batch_slot *slots, size_t n, 
                                       0, bl->total_bytes, 0, NULL, NULL, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)", rc);
+    double t1 = now_seconds();
+    b->profile.map_seconds = t1 - t0;
     image_build(b, img, slots, n, bl);
-    b->profile.image_seconds = now_seconds() - t0;
+    b->profile.image_seconds = now_seconds() - t1;
     rc = clEnqueueUnmapMemObject(b->queue, b->arena, img, 0, NULL, written);
     return rc == CL_SUCCESS || cl_fail(err, "clEnqueueUnmapMemObject", rc);
 }
@@ -1039,4 +1041,39 @@ cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_ex
     if (job.status != CL_RUN_OK)
         *err = job.err;
     return job.status;
+}
+
+/* A plain buffer of `bytes` and pinned host memory of the same size: the transfers a run's
+ * image makes, without the image, the kernels or the checks. */
+bool cl_core_measure_transfer(cl_core *b, uint64_t bytes, unsigned repeat, double *to_device,
+                              double *from_device, cl_msg *err)
+{
+    *to_device = *from_device = -1;
+    host_image host = { NULL, 0, NULL };
+    cl_int rc;
+    cl_mem device = clCreateBuffer(b->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateBuffer", rc)
+               || cl_msg_prefix(err, "transfer measurement, %llu bytes", (unsigned long long)bytes);
+    bool ok = host_image_fit(b, &host, bytes, true, err);
+    if (ok)
+        memset(host.bytes, GUARD_BYTE, bytes);
+    for (unsigned r = 0; ok && r <= repeat; r++) { /* the first of each warms pages and paths */
+        double t0 = now_seconds();
+        rc = clEnqueueWriteBuffer(b->queue, device, CL_TRUE, 0, bytes, host.bytes, 0, NULL, NULL);
+        double t1 = now_seconds();
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueReadBuffer(b->queue, device, CL_TRUE, 0, bytes, host.bytes, 0, NULL, NULL);
+        double t2 = now_seconds();
+        if (rc != CL_SUCCESS)
+            ok = cl_fail(err, "transfer measurement", rc);
+        else if (r > 0) {
+            double to = (double)bytes / (t1 - t0), from = (double)bytes / (t2 - t1);
+            *to_device = to > *to_device ? to : *to_device;
+            *from_device = from > *from_device ? from : *from_device;
+        }
+    }
+    host_image_release(b, &host);
+    clReleaseMemObject(device);
+    return ok;
 }

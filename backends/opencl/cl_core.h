@@ -69,6 +69,7 @@ typedef struct cl_job {
 typedef struct cl_batch_profile {
     cl_transfer transfer;
     uint64_t input_bytes;  /* every case's input */
+    double map_seconds;    /* host: mapping the arena to build the image in (mapped only) */
     double image_seconds;  /* host: the image built (the input copied into it) */
     double write_seconds;  /* device: the write, or the unmap of the mapped image */
     double kernel_seconds; /* device: first launch's start to last launch's end */
@@ -95,5 +96,10 @@ const cl_open_stats *cl_core_open_stats(const cl_core *b);
  * end (the queue's profiling clock), in seconds; -1 when the device gave no times. */
 double cl_core_kernel_seconds(const cl_core *b);
 const cl_batch_profile *cl_core_profile(const cl_core *b);
+/* Plain blocking copies of `bytes` between pinned host memory and a device buffer, best of
+ * `repeat` each way after one warm-up, in bytes per second (dmlcheck bench's yardstick for
+ * the transfers a run cannot avoid on a discrete device). */
+bool cl_core_measure_transfer(cl_core *b, uint64_t bytes, unsigned repeat, double *to_device,
+                              double *from_device, cl_msg *err);
 
 #endif
