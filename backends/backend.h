@@ -82,6 +82,29 @@ typedef struct backend_batch_item {
 
 typedef struct backend backend; /* opaque, one per implementation */
 
+/* One phase of a run, as a profile names it: a static name, its seconds, and how many times
+ * it passes over the input's bytes (a copy, a comparison or a transfer is one pass; 0 for a
+ * phase that does not touch the input). */
+typedef struct backend_run_phase {
+    const char *name;
+    double seconds;
+    unsigned input_passes;
+} backend_run_phase;
+
+#define BACKEND_PROFILE_PHASES 12
+typedef struct backend_run_profile {
+    unsigned count;
+    backend_run_phase phases[BACKEND_PROFILE_PHASES];
+} backend_run_profile;
+
+/* Appends a phase when there is room. */
+static inline void backend_profile_add(backend_run_profile *p, const char *name, double seconds,
+                                       unsigned input_passes)
+{
+    if (p->count < BACKEND_PROFILE_PHASES)
+        p->phases[p->count++] = (backend_run_phase){ name, seconds, input_passes };
+}
+
 typedef struct backend_vtable {
     const char *name;    /* --backend NAME */
     const char *summary; /* one line for --help */
@@ -106,6 +129,13 @@ typedef struct backend_vtable {
     /* Optional (NULL when the backend has none).  `dmlcheck bench`: the device time of the
      * last run's kernels alone (no transfers, no checks) in seconds; negative when unknown. */
     double (*kernel_seconds)(backend *b);
+    /* Optional.  `dmlcheck bench`: where the last single run's time went (backend_run_profile);
+     * false when it was not recorded. */
+    bool (*run_profile)(backend *b, backend_run_profile *profile);
+    /* Optional.  `dmlcheck bench`: plain host-to-device and device-to-host copies of `bytes`
+     * bytes (no checks), in bytes per second, best of `repeat`; false with err on failure. */
+    bool (*transfer_bandwidth)(backend *b, uint64_t bytes, unsigned repeat, double *to_device,
+                               double *from_device, dmlc_error *err);
 } backend_vtable;
 
 /* Registered backends, NULL-terminated; the reference first. */

@@ -328,11 +328,13 @@ static void measure_read_bandwidth(unsigned repeat, double *one, double *two)
 
 /* Times `repeat` runs of backend b on c (after one warm-up run) and returns the best time
  * in seconds, or a negative value when the backend fails (message printed).  *kernels is
- * the best device time of the kernels alone where the backend reports it, else -1. */
+ * the best device time of the kernels alone where the backend reports it, else -1;
+ * *profile the phases of the best run where the backend records them (else count 0). */
 static double bench_backend_case(const backend_vtable *vt, backend *b, const dml_case *c,
-                                 unsigned repeat, double *kernels)
+                                 unsigned repeat, double *kernels, backend_run_profile *profile)
 {
     *kernels = -1;
+    *profile = (backend_run_profile){ 0 };
     case_outputs out;
     if (!case_outputs_alloc(&out, c)) {
         fprintf(stderr, "dmlcheck bench: out of memory for outputs\n");
@@ -351,8 +353,11 @@ static double bench_backend_case(const backend_vtable *vt, backend *b, const dml
             case_outputs_free(&out);
             return -1;
         }
-        if (r > 0 && t < best) /* run 0 warms caches, pages and kernels */
+        if (r > 0 && t < best) { /* run 0 warms caches, pages and kernels */
             best = t;
+            if (!vt->run_profile || !vt->run_profile(b, profile))
+                *profile = (backend_run_profile){ 0 };
+        }
         double k = vt->kernel_seconds ? vt->kernel_seconds(b) : -1;
         if (r > 0 && k >= 0 && (*kernels < 0 || k < *kernels))
             *kernels = k;
@@ -375,6 +380,58 @@ typedef struct scenario_times {
     double seconds, kernels;
 } scenario_times;
 
+/* The whole call's time over the kernels' alone may be at most this (issue 22). */
+#define WHOLE_OVER_KERNELS_GOAL 2.0
+
+/* Whole call against kernels alone, and where the rest went: the best run's phases, and the
+ * plain host<->device copies of the same bytes measured now, which a discrete device
+ * cannot avoid. */
+static void print_whole_over_kernels(const bench_scenario *s, const backend_vtable *vt,
+                                     backend *b, const dml_case *c, unsigned repeat,
+                                     double seconds, double kernels,
+                                     const backend_run_profile *profile)
+{
+    double ratio = seconds / kernels;
+    printf("%-26s whole call / kernels alone: %.1fx, goal <= %.0fx: %s", s->name, ratio,
+           WHOLE_OVER_KERNELS_GOAL, ratio <= WHOLE_OVER_KERNELS_GOAL ? "met" : "MISSED");
+    if (ratio > WHOLE_OVER_KERNELS_GOAL && profile->count) {
+        unsigned passes = 0;
+        double outside = 0;
+        for (unsigned i = 0; i < profile->count; i++)
+            if (strcmp(profile->phases[i].name, "device: kernels")) {
+                passes += profile->phases[i].input_passes;
+                outside += profile->phases[i].seconds;
+            }
+        printf(", gap: %u passes over the input outside the kernels costing %.2f ms", passes,
+               outside * 1e3);
+    }
+    printf("\n");
+    double in_bytes = (double)case_tensor_bytes(&c->input);
+    for (unsigned i = 0; i < profile->count; i++) {
+        const backend_run_phase *ph = &profile->phases[i];
+        printf("    %-56s %8.3f ms", ph->name, ph->seconds * 1e3);
+        if (ph->input_passes && ph->seconds > 0)
+            printf("  %u pass%s, %5.1f GB/s of input", ph->input_passes,
+                   ph->input_passes == 1 ? "" : "es", in_bytes * ph->input_passes / ph->seconds * 1e-9);
+        printf("\n");
+    }
+    double to, from;
+    dmlc_error err = { { 0 } };
+    if (!vt->transfer_bandwidth)
+        return;
+    if (!vt->transfer_bandwidth(b, (uint64_t)in_bytes, repeat, &to, &from, &err)) {
+        printf("    plain transfers not measured: %s\n", err.msg);
+        return;
+    }
+    double out_bytes = (double)case_tensor_bytes(&c->output)
+                       + (c->indices.present ? (double)case_tensor_bytes(&c->indices) : 0);
+    double floor = in_bytes / to + out_bytes / from;
+    printf("    plain copies of the input's %.0f MiB: to the device %.1f GB/s, back %.1f GB/s; input "
+           "in + outputs back %.3f ms: the whole call is %.1fx that, the kernels %.2fx\n",
+           in_bytes / (1 << 20), to * 1e-9, from * 1e-9, floor * 1e3, seconds / floor,
+           kernels / floor);
+}
+
 /* Runs one scenario, prints its line and fills *times. */
 static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backend *b,
                         unsigned repeat, bool judge_goals, scenario_times *times)
@@ -384,7 +441,8 @@ static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backe
     dml_case c;
     s->build(&c, &p);
     double kernels;
-    double seconds = bench_backend_case(vt, b, &c, repeat, &kernels);
+    backend_run_profile profile;
+    double seconds = bench_backend_case(vt, b, &c, repeat, &kernels, &profile);
     times->seconds = seconds;
     times->kernels = kernels;
     if (seconds < 0) {
@@ -435,6 +493,8 @@ static int run_scenario(const bench_scenario *s, const backend_vtable *vt, backe
     } else {
         printf("\n");
     }
+    if (kernels > 0)
+        print_whole_over_kernels(s, vt, b, &c, repeat, seconds, kernels, &profile);
     case_free(&c);
     return met || !judge_goals ? SCENARIO_OK : SCENARIO_MISSED;
 }

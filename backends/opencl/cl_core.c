@@ -46,9 +46,10 @@
 #define GUARD_BYTES 256
 /* What the guards and the parameter block's padding hold. */
 #define GUARD_BYTE 0xA5
-/* Inputs larger than this are read back by mapping the arena (see read_back); smaller
- * ones by one read, which is the cheaper command for a tiny case. */
-#define MAP_READ_BACK_BYTES (64u << 10)
+/* Batches whose inputs are larger than this are built in the mapped arena and read back by
+ * mapping it where the device's memory is the host's (transfer_of); smaller ones are staged:
+ * one write and one read are cheaper than two maps and two unmaps for a tiny case. */
+#define MAPPED_TRANSFER_BYTES (64u << 10)
 /* Default work-group size: a multiple of every common SIMD width, small enough for any
  * device's CL_KERNEL_WORK_GROUP_SIZE. */
 #define DEFAULT_LOCAL_SIZE 64
@@ -59,6 +60,15 @@ static const char *const kernel_names[CL_KERNEL_COUNT] = {
 #undef X
 };
 
+/* Host memory of an image: malloc'd, or pinned (a CL_MEM_ALLOC_HOST_PTR buffer mapped for
+ * as long as it lives), which a discrete GPU's DMA engine reads and writes at full speed
+ * where pageable memory goes through a bounce buffer of the driver's. */
+typedef struct host_image {
+    uint8_t *bytes;
+    uint64_t capacity;
+    cl_mem pinned; /* NULL: bytes is malloc'd */
+} host_image;
+
 struct cl_core {
     cl_device_entry dev;
     bool flushes_denormals;
@@ -68,17 +78,20 @@ struct cl_core {
     cl_program program;
     cl_kernel kernels[CL_KERNEL_COUNT];
     size_t kernel_work_group[CL_KERNEL_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE */
+    bool host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY, or a CPU device */
+    bool checking_device; /* Oclgrind, however it was registered */
     cl_mem arena;
     uint64_t arena_capacity;
     void *arena_host; /* the arena's memory on a CPU device (arena_host_alloc); else NULL */
-    uint8_t *image_in, *image_out; /* what was written, what was read back */
-    uint64_t image_capacity;
+    /* What was written (the whole image when staged; the dispatch block and tables alone
+     * when the image is built in the mapped arena) and what was read back. */
+    host_image image_in, image_out;
     cl_tuning tuning;
     cl_open_stats stats;
     cl_oclgrind *oclgrind; /* --device oclgrind: its log; NULL on any other device */
     struct batch_slot *slots; /* one per case of the batch being run, reused */
     size_t slot_capacity;
-    double kernel_seconds; /* the last batch's launches, by the queue's profiling clock */
+    cl_batch_profile profile; /* the last batch's */
 };
 
 static double now_seconds(void)
@@ -95,6 +108,18 @@ static uint64_t align_up(uint64_t x)
 
 /* ---- opening and closing ---- */
 
+static void host_image_release(cl_core *b, host_image *img)
+{
+    if (img->pinned) {
+        clEnqueueUnmapMemObject(b->queue, img->pinned, img->bytes, 0, NULL, NULL);
+        clFinish(b->queue);
+        clReleaseMemObject(img->pinned);
+    } else {
+        free(img->bytes);
+    }
+    *img = (host_image){ NULL, 0, NULL };
+}
+
 static void release_all(cl_core *b)
 {
     for (int k = 0; k < CL_KERNEL_COUNT; k++)
@@ -103,6 +128,10 @@ static void release_all(cl_core *b)
     if (b->arena)
         clReleaseMemObject(b->arena);
     free(b->arena_host);
+    if (b->queue) {
+        host_image_release(b, &b->image_in);
+        host_image_release(b, &b->image_out);
+    }
     if (b->program)
         clReleaseProgram(b->program);
     if (b->queue)
@@ -111,8 +140,6 @@ static void release_all(cl_core *b)
         clReleaseContext(b->context);
     cl_oclgrind_close(b->oclgrind);
     free(b->slots);
-    free(b->image_in);
-    free(b->image_out);
     free(b);
 }
 
@@ -136,6 +163,11 @@ static bool device_usable(cl_core *b, cl_msg *err)
     if (rc != CL_SUCCESS && rc != CL_INVALID_VALUE)
         return cl_fail(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", rc);
     b->max_item_size = sizes[0] ? sizes[0] : 1;
+    cl_bool unified = CL_FALSE;
+    rc = clGetDeviceInfo(b->dev.device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+                         NULL);
+    b->host_unified = (rc == CL_SUCCESS && unified) || (b->dev.type & CL_DEVICE_TYPE_CPU);
+    b->checking_device = b->oclgrind || !strcmp(b->dev.platform_name, CL_OCLGRIND_PLATFORM);
     return true;
 }
 
@@ -261,7 +293,7 @@ cl_core *cl_core_open(const cl_open_options *options, cl_msg *err)
         cl_msg_set(err, "out of memory opening the OpenCL backend");
         return NULL;
     }
-    b->kernel_seconds = -1;
+    b->profile.kernel_seconds = -1;
     double t0 = now_seconds();
     /* Oclgrind is set up through the environment, before the process's first OpenCL call. */
     if (cl_oclgrind_selected(options->device) && !(b->oclgrind = cl_oclgrind_prepare(err))) {
@@ -290,7 +322,12 @@ void cl_core_set_tuning(cl_core *b, const cl_tuning *tuning)
 
 double cl_core_kernel_seconds(const cl_core *b)
 {
-    return b->kernel_seconds;
+    return b->profile.kernel_seconds;
+}
+
+const cl_batch_profile *cl_core_profile(const cl_core *b)
+{
+    return &b->profile;
 }
 
 const cl_open_stats *cl_core_open_stats(const cl_core *b)
@@ -480,8 +517,7 @@ static void batch_place(const cl_core *b, batch_slot *slots, size_t n, batch_lay
  * and for arenas below one huge page. */
 static void *arena_host_alloc(const cl_core *b, uint64_t bytes)
 {
-    if (!(b->dev.type & CL_DEVICE_TYPE_CPU) || b->oclgrind
-        || !strcmp(b->dev.platform_name, CL_OCLGRIND_PLATFORM) || bytes < HUGE_PAGE_BYTES)
+    if (!(b->dev.type & CL_DEVICE_TYPE_CPU) || b->checking_device || bytes < HUGE_PAGE_BYTES)
         return NULL;
     uint64_t rounded = (bytes + HUGE_PAGE_BYTES - 1) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
     void *p = aligned_alloc(HUGE_PAGE_BYTES, rounded);
@@ -492,21 +528,78 @@ static void *arena_host_alloc(const cl_core *b, uint64_t bytes)
     return p;
 }
 
-/* Grows the arena and the host images to total bytes. */
-static bool ensure_capacity(cl_core *b, uint64_t total, cl_msg *err)
+/* How a batch's image reaches the device and comes back (cl_transfer): the tuning's, else
+ * mapped where the device's memory is the host's and the inputs are large enough for two
+ * more commands to pay, pinned staging on a discrete device, plain staging on a checking
+ * device (Oclgrind misreports a buffer written by several commands, and a map is one per
+ * region it hands out) and for small batches on the others. */
+static cl_transfer transfer_of(const cl_core *b, const batch_layout *bl)
 {
-    if (total > b->image_capacity) {
-        uint64_t want = total > 2 * b->image_capacity ? total : 2 * b->image_capacity;
-        uint8_t *in = realloc(b->image_in, want), *out = in ? realloc(b->image_out, want) : NULL;
-        if (in)
-            b->image_in = in;
-        if (out)
-            b->image_out = out;
-        if (!in || !out)
-            return cl_msg_set(err, "out of host memory for a %llu-byte transfer image",
-                           (unsigned long long)want);
-        b->image_capacity = want;
+    if (b->tuning.transfer != CL_TRANSFER_AUTO)
+        return b->tuning.transfer;
+    if (b->checking_device)
+        return CL_TRANSFER_STAGED;
+    if (!b->host_unified)
+        return CL_TRANSFER_PINNED;
+    return bl->input_bytes > MAPPED_TRANSFER_BYTES ? CL_TRANSFER_MAPPED : CL_TRANSFER_STAGED;
+}
+
+/* img holds at least `bytes`, pinned or not as asked; the old contents go. */
+static bool host_image_fit(cl_core *b, host_image *img, uint64_t bytes, bool pinned, cl_msg *err)
+{
+    bool same_kind = pinned == (img->pinned != NULL);
+    if (bytes <= img->capacity && same_kind)
+        return true;
+    /* Geometric growth, but only over an image of the same kind (a tuning may switch). */
+    uint64_t grown = same_kind ? 2 * img->capacity : 0;
+    uint64_t want = bytes > grown ? bytes : grown;
+    if (pinned && want > b->dev.max_alloc)
+        want = bytes;
+    host_image_release(b, img);
+    if (!pinned) {
+        img->bytes = malloc(want);
+        img->capacity = img->bytes ? want : 0;
+        return img->bytes || cl_msg_set(err, "out of host memory for a %llu-byte transfer image",
+                                        (unsigned long long)want);
     }
+    cl_int rc;
+    img->pinned = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, want,
+                                 NULL, &rc);
+    if (rc == CL_SUCCESS)
+        img->bytes = clEnqueueMapBuffer(b->queue, img->pinned, CL_TRUE,
+                                        CL_MAP_READ | CL_MAP_WRITE, 0, want, 0, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS) {
+        if (img->pinned)
+            clReleaseMemObject(img->pinned);
+        *img = (host_image){ NULL, 0, NULL };
+        return cl_fail(err, "pinned transfer image", rc)
+               || cl_msg_prefix(err, "%llu bytes", (unsigned long long)want);
+    }
+    img->capacity = want;
+    return true;
+}
+
+/* The arena's flags: host memory the kernels use in place on a CPU device (arena_host), the
+ * driver's host-visible memory on another device that shares the host's (a map is then no
+ * copy), plain device memory elsewhere. */
+static cl_mem_flags arena_flags(const cl_core *b)
+{
+    if (b->arena_host)
+        return CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR;
+    if (b->host_unified && !b->checking_device && !(b->dev.type & CL_DEVICE_TYPE_CPU))
+        return CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
+    return CL_MEM_READ_WRITE;
+}
+
+/* Grows the arena to total bytes, and the host images the transfer t uses: both images
+ * when staged, only the dispatch block's room in image_in when mapped. */
+static bool ensure_capacity(cl_core *b, uint64_t total, uint64_t tables_end, cl_transfer t,
+                            cl_msg *err)
+{
+    bool staged = t != CL_TRANSFER_MAPPED, pinned = t == CL_TRANSFER_PINNED;
+    if (!host_image_fit(b, &b->image_in, staged ? total : tables_end, pinned, err)
+        || (staged && !host_image_fit(b, &b->image_out, total, pinned, err)))
+        return false;
     if (total <= b->arena_capacity)
         return true;
     uint64_t want = total > 2 * b->arena_capacity ? total : 2 * b->arena_capacity;
@@ -522,9 +615,7 @@ static bool ensure_capacity(cl_core *b, uint64_t total, cl_msg *err)
     }
     cl_int rc;
     b->arena_host = arena_host_alloc(b, want);
-    b->arena = clCreateBuffer(b->context,
-                              CL_MEM_READ_WRITE | (b->arena_host ? CL_MEM_USE_HOST_PTR : 0), want,
-                              b->arena_host, &rc);
+    b->arena = clCreateBuffer(b->context, arena_flags(b), want, b->arena_host, &rc);
     if (rc != CL_SUCCESS)
         return cl_fail(err, "clCreateBuffer", rc)
                || cl_msg_prefix(err, "device buffer of %llu bytes", (unsigned long long)want);
@@ -562,16 +653,21 @@ static void dispatch_build(uint8_t *img, const batch_slot *slots, size_t n, batc
     memcpy(img, words, sizeof words);
 }
 
-/* What is written: the dispatch block, then per case its parameters, input bytes, the
- * caller's canary-filled outputs and GUARD_BYTE everywhere else, the scratch included.  The
- * scratch needs no value, but Oclgrind's uninitialized-value checker does not carry what one
- * kernel stored over to the next, and would report every read of a partial result by
- * arg_reduce_combine if the host had never written those bytes. */
-static void image_build(cl_core *b, const batch_slot *slots, size_t n, batch_layout *bl)
+/* What is written, into img (the staged image, or the mapped arena): the dispatch block,
+ * then per case its parameters, input bytes, the caller's canary-filled outputs and
+ * GUARD_BYTE everywhere else, the scratch included.  The dispatch block and tables are also
+ * kept at the head of image_in, to check them against.  The scratch needs no value, but
+ * Oclgrind's uninitialized-value checker does not carry what one kernel stored over to the
+ * next, and would report every read of a partial result by arg_reduce_combine if the host
+ * had never written those bytes. */
+static void image_build(cl_core *b, uint8_t *img, const batch_slot *slots, size_t n,
+                        batch_layout *bl)
 {
-    uint8_t *img = b->image_in;
-    memset(img, GUARD_BYTE, bl->tables_end);
-    dispatch_build(img, slots, n, bl);
+    uint8_t *head = b->image_in.bytes;
+    memset(head, GUARD_BYTE, bl->tables_end);
+    dispatch_build(head, slots, n, bl);
+    if (img != head)
+        memcpy(img, head, bl->tables_end);
     for (size_t i = 0; i < n; i++) {
         const case_layout *l = &slots[i].l;
         const cl_io *io = &slots[i].job->io;
@@ -599,21 +695,39 @@ static uint64_t first_difference(const uint8_t *a, const uint8_t *b, uint64_t be
     return begin;
 }
 
-/* Every byte of a case's region outside its output buffers must read back as written; the
- * input as the case holds it.  A batch's cases have regions of their own, so a stray write
- * is charged to the case whose region it hit. */
-static cl_status image_check(const cl_core *b, const case_layout *l, const cl_io *io,
-                             const uint8_t *now, cl_msg *err)
+/* Offset of the first byte in [begin, end) that is not GUARD_BYTE, or end. */
+static uint64_t first_not_guard(const uint8_t *now, uint64_t begin, uint64_t end)
 {
-    const uint8_t *was = b->image_in;
+    while (begin < end && now[begin] == GUARD_BYTE)
+        begin++;
+    return begin;
+}
+
+/* Every byte of a case's region outside its output buffers must read back as written: the
+ * parameter block as planned, the guards and padding as GUARD_BYTE, the input as the case
+ * holds it.  A batch's cases have regions of their own, so a stray write is charged to the
+ * case whose region it hit. */
+static cl_status image_check(const batch_slot *s, const uint8_t *now, cl_msg *err)
+{
+    const case_layout *l = &s->l;
+    const cl_io *io = &s->job->io;
+    const uint8_t *params = (const uint8_t *)s->plan.params;
+    uint64_t params_end = l->params_offset + sizeof s->plan.params;
+    uint64_t at = first_difference(params, now + l->params_offset, 0, sizeof s->plan.params);
+    if (at < sizeof s->plan.params) {
+        cl_msg_set(err, "out-of-bounds write: byte %llu of the parameter block changed (written "
+                   "0x%02x, read back 0x%02x)", (unsigned long long)at, params[at],
+                   now[l->params_offset + at]);
+        return CL_RUN_OUT_OF_BOUNDS_WRITE;
+    }
     uint64_t out_end = l->out_offset + l->out_bytes;
-    /* Each checked range, and how to name a byte in it for a person. */
+    /* Each guard, and how to name a byte in it for a person. */
     struct {
         uint64_t begin, end;
         const char *format; /* takes the distance from origin */
         uint64_t origin;
     } guards[] = {
-        { l->params_offset, l->in_offset, "byte %llu of the parameter block", l->params_offset },
+        { params_end, l->in_offset, "byte %llu of the parameter block", l->params_offset },
         { l->in_offset + l->in_bytes, l->out_offset,
           "%llu bytes before the start of the output buffer", l->out_offset },
         { out_end, l->idx_bytes ? l->idx_offset : l->end,
@@ -622,18 +736,18 @@ static cl_status image_check(const cl_core *b, const case_layout *l, const cl_io
           "byte %llu past the end of the indices buffer", l->idx_offset + l->idx_bytes },
     };
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++) {
-        uint64_t at = first_difference(was, now, guards[g].begin, guards[g].end);
+        at = first_not_guard(now, guards[g].begin, guards[g].end);
         if (at < guards[g].end) {
             char where[96];
             uint64_t distance = at >= guards[g].origin ? at - guards[g].origin
                                                        : guards[g].origin - at;
             snprintf(where, sizeof where, guards[g].format, (unsigned long long)distance);
             cl_msg_set(err, "out-of-bounds write: %s changed (written 0x%02x, read back 0x%02x)",
-                    where, was[at], now[at]);
+                    where, GUARD_BYTE, now[at]);
             return CL_RUN_OUT_OF_BOUNDS_WRITE;
         }
     }
-    uint64_t at = first_difference(io->input, now + l->in_offset, 0, l->in_bytes);
+    at = first_difference(io->input, now + l->in_offset, 0, l->in_bytes);
     if (at < l->in_bytes) {
         cl_msg_set(err, "the input buffer changed during the run: byte %llu was 0x%02x, now 0x%02x",
                 (unsigned long long)at, io->input[at], now[l->in_offset + at]);
@@ -642,34 +756,41 @@ static cl_status image_check(const cl_core *b, const case_layout *l, const cl_io
     return CL_RUN_OK;
 }
 
-/* Writes the image in one command.  (Writing a large input straight from the case in a
- * command of its own would save a host copy, but Oclgrind 21.10's uninitialized-value
- * checker then reports the parameter block as uninitialized.) */
-static bool enqueue_write(cl_core *b, const batch_layout *bl, cl_msg *err)
-{
-    cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, bl->total_bytes,
-                                     b->image_in, 0, NULL, NULL);
-    return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
-}
-
 /* The launches of a batch, first and last, for their device time. */
 typedef struct launch_events {
     cl_event first, last;
 } launch_events;
 
+/* Seconds from the start of `first` to the end of `last` by the queue's profiling clock, or
+ * -1 when the device does not say. */
+static double event_span(cl_event first, cl_event last)
+{
+    cl_ulong start = 0, end = 0;
+    if (first && last
+        && clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL)
+               == CL_SUCCESS
+        && clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)
+               == CL_SUCCESS
+        && end >= start)
+        return (double)(end - start) * 1e-9;
+    return -1;
+}
+
+/* event_span of one command, then the event released; -1 without one. */
+static double event_seconds(cl_event *e)
+{
+    double seconds = event_span(*e, *e);
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+    return seconds;
+}
+
 /* Seconds from the first launch's start to the last one's end, or -1 when the device does
  * not say; releases the events. */
 static double launch_events_seconds(launch_events *e)
 {
-    cl_ulong start = 0, end = 0;
-    double seconds = -1;
-    if (e->first && e->last
-        && clGetEventProfilingInfo(e->first, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                   NULL) == CL_SUCCESS
-        && clGetEventProfilingInfo(e->last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)
-               == CL_SUCCESS
-        && end >= start)
-        seconds = (double)(end - start) * 1e-9;
+    double seconds = event_span(e->first, e->last);
     if (e->last && e->last != e->first)
         clReleaseEvent(e->last);
     if (e->first)
@@ -718,12 +839,13 @@ static void batch_fail(batch_slot *slots, size_t n, cl_status s, const cl_msg *m
 static void batch_check(cl_core *b, batch_slot *slots, size_t n, const batch_layout *bl,
                         const uint8_t *now)
 {
-    uint64_t at = first_difference(b->image_in, now, 0, bl->tables_end);
+    const uint8_t *head = b->image_in.bytes;
+    uint64_t at = first_difference(head, now, 0, bl->tables_end);
     if (at < bl->tables_end) {
         cl_msg m;
         cl_msg_set(&m, "out-of-bounds write: byte %llu of the batch's dispatch block changed "
                    "(written 0x%02x, read back 0x%02x); it belongs to no one case of the %zu",
-                   (unsigned long long)at, b->image_in[at], now[at], n);
+                   (unsigned long long)at, head[at], now[at], n);
         batch_fail(slots, n, CL_RUN_OUT_OF_BOUNDS_WRITE, &m);
     }
     for (size_t i = 0; i < n; i++) {
@@ -733,35 +855,71 @@ static void batch_check(cl_core *b, batch_slot *slots, size_t n, const batch_lay
         if (l->idx_bytes)
             memcpy(j->io.indices, now + l->idx_offset, l->idx_bytes);
         if (j->status == CL_RUN_OK)
-            j->status = image_check(b, l, &j->io, now, &j->err);
+            j->status = image_check(&slots[i], now, &j->err);
     }
 }
 
-/* Reads the image back and checks every case.  A large image is mapped rather than read: on
- * CPU devices the map is the device memory itself, so the input check costs one comparison
- * instead of a copy and a comparison. */
-static void read_back(cl_core *b, batch_slot *slots, size_t n, const batch_layout *bl)
+/* A failed command: every case of the batch fails with it (after the queue drains). */
+static void batch_command_failed(cl_core *b, batch_slot *slots, size_t n, const char *call,
+                                 cl_int rc)
+{
+    clFinish(b->queue);
+    cl_msg m;
+    cl_fail(&m, call, rc);
+    batch_fail(slots, n, CL_RUN_ERROR, &m);
+}
+
+/* The image written: built in image_in and written in one command (staged, pinned), or built
+ * in the arena itself, mapped (on a device whose memory is the host's, that is no copy). */
+static bool write_image(cl_core *b, cl_transfer t, batch_slot *slots, size_t n, batch_layout *bl,
+                        cl_event *written, cl_msg *err)
+{
+    double t0 = now_seconds();
+    if (t != CL_TRANSFER_MAPPED) {
+        image_build(b, b->image_in.bytes, slots, n, bl);
+        b->profile.image_seconds = now_seconds() - t0;
+        cl_int rc = clEnqueueWriteBuffer(b->queue, b->arena, CL_FALSE, 0, bl->total_bytes,
+                                         b->image_in.bytes, 0, NULL, written);
+        return rc == CL_SUCCESS || cl_fail(err, "clEnqueueWriteBuffer", rc);
+    }
+    cl_int rc;
+    uint8_t *img = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                      0, bl->total_bytes, 0, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)", rc);
+    double t1 = now_seconds();
+    b->profile.map_seconds = t1 - t0;
+    image_build(b, img, slots, n, bl);
+    b->profile.image_seconds = now_seconds() - t1;
+    rc = clEnqueueUnmapMemObject(b->queue, b->arena, img, 0, NULL, written);
+    return rc == CL_SUCCESS || cl_fail(err, "clEnqueueUnmapMemObject", rc);
+}
+
+/* Reads the image back and checks every case: into image_out (staged, pinned), or by mapping
+ * the arena (on a device whose memory is the host's the map is the device memory itself, so
+ * the checks read it in place). */
+static void read_back(cl_core *b, cl_transfer t, batch_slot *slots, size_t n,
+                      const batch_layout *bl, bool timed)
 {
     cl_int rc;
-    const uint8_t *now = b->image_out;
+    cl_event read = NULL, *read_event = timed ? &read : NULL;
+    const uint8_t *now = b->image_out.bytes;
     void *mapped = NULL;
-    bool map = bl->input_bytes > MAP_READ_BACK_BYTES;
-    if (map) {
-        mapped = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_READ, 0, bl->image_bytes,
-                                    0, NULL, NULL, &rc);
-        now = mapped;
-    } else {
-        rc = clEnqueueReadBuffer(b->queue, b->arena, CL_TRUE, 0, bl->image_bytes, b->image_out, 0,
-                                 NULL, NULL);
-    }
+    bool map = t == CL_TRANSFER_MAPPED;
+    if (map)
+        now = mapped = clEnqueueMapBuffer(b->queue, b->arena, CL_TRUE, CL_MAP_READ, 0,
+                                          bl->image_bytes, 0, NULL, read_event, &rc);
+    else
+        rc = clEnqueueReadBuffer(b->queue, b->arena, CL_TRUE, 0, bl->image_bytes,
+                                 b->image_out.bytes, 0, NULL, read_event);
+    b->profile.read_seconds = event_seconds(&read);
     if (rc != CL_SUCCESS) {
-        clFinish(b->queue);
-        cl_msg m;
-        cl_fail(&m, map ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
-        batch_fail(slots, n, CL_RUN_ERROR, &m);
+        batch_command_failed(b, slots, n, map ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer", rc);
         return;
     }
+    double t0 = now_seconds();
     batch_check(b, slots, n, bl, now);
+    b->profile.check_seconds = now_seconds() - t0;
     if (mapped) {
         rc = clEnqueueUnmapMemObject(b->queue, b->arena, mapped, 0, NULL, NULL);
         cl_msg m;
@@ -774,27 +932,43 @@ static void read_back(cl_core *b, batch_slot *slots, size_t n, const batch_layou
     }
 }
 
-/* One batch on the device: arena, one write, one launch per kernel, one read, the checks. */
+/* One batch on the device: arena, one write, one launch per kernel, one read, the checks.
+ * Its phases go to b->profile (write and read times only for a batch above
+ * MAPPED_TRANSFER_BYTES of input). */
 static void run_batch_on_device(cl_core *b, batch_slot *slots, size_t n)
 {
+    double t0 = now_seconds();
+    b->profile = (cl_batch_profile){ .kernel_seconds = -1, .write_seconds = -1,
+                                     .read_seconds = -1 };
     batch_layout bl;
     batch_place(b, slots, n, &bl);
+    cl_transfer t = transfer_of(b, &bl);
+    b->profile.transfer = t;
+    b->profile.input_bytes = bl.input_bytes;
     cl_msg err = { "" };
-    if (!ensure_capacity(b, bl.total_bytes, &err)) {
+    if (!ensure_capacity(b, bl.total_bytes, bl.tables_end, t, &err)) {
         batch_fail(slots, n, CL_RUN_ERROR, &err);
         return;
     }
     batch_place(b, slots, n, &bl); /* CLP_ARENA_BYTES: the capacity may have grown */
-    image_build(b, slots, n, &bl);
     launch_events events = { NULL, NULL };
-    if (!enqueue_write(b, &bl, &err) || !enqueue_launches(b, &bl, &events, &err)) {
+    cl_event written = NULL;
+    /* The transfers are timed for large batches only: two more events cost a tiny case
+     * several microseconds on PoCL, and only a large one's profile is read (dmlcheck bench). */
+    bool timed = bl.input_bytes > MAPPED_TRANSFER_BYTES;
+    bool ok = write_image(b, t, slots, n, &bl, timed ? &written : NULL, &err)
+              && enqueue_launches(b, &bl, &events, &err);
+    if (!ok) {
         clFinish(b->queue);
         launch_events_seconds(&events);
+        event_seconds(&written);
         batch_fail(slots, n, CL_RUN_ERROR, &err);
         return;
     }
-    read_back(b, slots, n, &bl);
-    b->kernel_seconds = launch_events_seconds(&events);
+    read_back(b, t, slots, n, &bl, timed);
+    b->profile.write_seconds = event_seconds(&written);
+    b->profile.kernel_seconds = launch_events_seconds(&events);
+    b->profile.total_seconds = now_seconds() - t0;
 }
 
 /* The run's status once a checking device's reports are in: a report fails a run that
@@ -871,4 +1045,39 @@ cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_ex
     if (job.status != CL_RUN_OK)
         *err = job.err;
     return job.status;
+}
+
+/* A plain buffer of `bytes` and pinned host memory of the same size: the transfers a run's
+ * image makes, without the image, the kernels or the checks. */
+bool cl_core_measure_transfer(cl_core *b, uint64_t bytes, unsigned repeat, double *to_device,
+                              double *from_device, cl_msg *err)
+{
+    *to_device = *from_device = -1;
+    host_image host = { NULL, 0, NULL };
+    cl_int rc;
+    cl_mem device = clCreateBuffer(b->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cl_fail(err, "clCreateBuffer", rc)
+               || cl_msg_prefix(err, "transfer measurement, %llu bytes", (unsigned long long)bytes);
+    bool ok = host_image_fit(b, &host, bytes, true, err);
+    if (ok)
+        memset(host.bytes, GUARD_BYTE, bytes);
+    for (unsigned r = 0; ok && r <= repeat; r++) { /* the first of each warms pages and paths */
+        double t0 = now_seconds();
+        rc = clEnqueueWriteBuffer(b->queue, device, CL_TRUE, 0, bytes, host.bytes, 0, NULL, NULL);
+        double t1 = now_seconds();
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueReadBuffer(b->queue, device, CL_TRUE, 0, bytes, host.bytes, 0, NULL, NULL);
+        double t2 = now_seconds();
+        if (rc != CL_SUCCESS)
+            ok = cl_fail(err, "transfer measurement", rc);
+        else if (r > 0) {
+            double to = (double)bytes / (t1 - t0), from = (double)bytes / (t2 - t1);
+            *to_device = to > *to_device ? to : *to_device;
+            *from_device = from > *from_device ? from : *from_device;
+        }
+    }
+    host_image_release(b, &host);
+    clReleaseMemObject(device);
+    return ok;
 }

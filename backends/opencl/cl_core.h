@@ -64,6 +64,20 @@ typedef struct cl_job {
     cl_msg err;       /* out: why, when status is not CL_RUN_OK */
 } cl_job;
 
+/* Where the last batch's time went.  Device-clock figures are -1 when the device gave no
+ * times. */
+typedef struct cl_batch_profile {
+    cl_transfer transfer;
+    uint64_t input_bytes;  /* every case's input */
+    double map_seconds;    /* host: mapping the arena to build the image in (mapped only) */
+    double image_seconds;  /* host: the image built (the input copied into it) */
+    double write_seconds;  /* device: the write, or the unmap of the mapped image */
+    double kernel_seconds; /* device: first launch's start to last launch's end */
+    double read_seconds;   /* device: the read-back, or the map */
+    double check_seconds;  /* host: guards, parameters and input compared, outputs copied */
+    double total_seconds;  /* host: the whole batch */
+} cl_batch_profile;
+
 cl_core *cl_core_open(const cl_open_options *options, cl_msg *err);
 void cl_core_close(cl_core *b);
 cl_status cl_core_run(cl_core *b, const cl_case *c, const cl_io *io, const cl_exec *opt, cl_msg *err);
@@ -81,5 +95,11 @@ const cl_open_stats *cl_core_open_stats(const cl_core *b);
 /* Device time of the last batch's kernels, from the first launch's start to the last one's
  * end (the queue's profiling clock), in seconds; -1 when the device gave no times. */
 double cl_core_kernel_seconds(const cl_core *b);
+const cl_batch_profile *cl_core_profile(const cl_core *b);
+/* Plain blocking copies of `bytes` between pinned host memory and a device buffer, best of
+ * `repeat` each way after one warm-up, in bytes per second (dmlcheck bench's yardstick for
+ * the transfers a run cannot avoid on a discrete device). */
+bool cl_core_measure_transfer(cl_core *b, uint64_t bytes, unsigned repeat, double *to_device,
+                              double *from_device, cl_msg *err);
 
 #endif

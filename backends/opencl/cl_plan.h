@@ -32,6 +32,15 @@ typedef enum cl_split_mode {
     CL_SPLIT_INTERLEAVED, /* every S-th k */
 } cl_split_mode;
 
+/* How a batch's image travels (cl_core.c, transfer_of). */
+typedef enum cl_transfer {
+    CL_TRANSFER_AUTO,   /* mapped on host-unified devices for large inputs, pinned on discrete
+                           ones, staged on Oclgrind and for small batches */
+    CL_TRANSFER_MAPPED, /* built in the mapped arena, read back by mapping it */
+    CL_TRANSFER_STAGED, /* built in malloc'd host memory, one write, one read */
+    CL_TRANSFER_PINNED, /* the same through pinned (CL_MEM_ALLOC_HOST_PTR) host images */
+} cl_transfer;
+
 /* Knobs the tests turn to prove the answer does not depend on them; 0 means automatic. */
 typedef struct cl_tuning {
     uint64_t local_size;   /* work-group size of every launch */
@@ -40,6 +49,7 @@ typedef struct cl_tuning {
     uint64_t pool_run;     /* MAX_POOLING2 outputs per work-item */
     cl_split_mode split_mode; /* never CL_SPLIT_AUTO when it reaches a planner */
     bool no_columns;       /* never use arg_reduce_columns */
+    cl_transfer transfer;  /* how images travel; the checks are the same for every way */
 } cl_tuning;
 
 /* A plan's launches run in order; a kernel has one position in every plan it is in (the

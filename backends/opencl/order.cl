@@ -135,8 +135,8 @@ inline bool batch_case(global const uchar *arena, uint kernel_id, ulong gid,
 #endif
 
 /* Test-only faults (tests/opencl/test_cl_guard.c builds the program with these defines):
- * the first work-item writes one element just past the end of the output buffer, or
- * changes the input.  DMLCHECK_FAULT_READ_PAST_ARENA (tests/opencl/oclgrind_device.sh) reads
+ * the first work-item writes one element just past the end of the output buffer, changes
+ * the input, writes the guard byte just before the output, or a parameter word.  DMLCHECK_FAULT_READ_PAST_ARENA (tests/opencl/oclgrind_device.sh) reads
  * the byte just past the device buffer and discards it: the answer does not change and no
  * guard sees it, so only a checking device (Oclgrind) can report it; volatile keeps the
  * compiler from dropping the unused load.  Without the defines this compiles to nothing. */
@@ -155,6 +155,14 @@ inline void fault_inject(global uchar *arena, global const ulong *p, ulong gid)
 #ifdef DMLCHECK_FAULT_WRITE_INPUT
     if (gid == 0)
         arena[p[CLP_IN_OFFSET]] ^= (uchar)0x5a;
+#endif
+#ifdef DMLCHECK_FAULT_WRITE_BEFORE_START /* the last guard byte before the output */
+    if (gid == 0)
+        arena[p[CLP_OUT_OFFSET] - 1] = (uchar)0x5a;
+#endif
+#ifdef DMLCHECK_FAULT_WRITE_PARAMS /* a word of the parameter block no kernel reads */
+    if (gid == 0)
+        ((global ulong *)p)[CLP_IN_TOTAL] = ~(ulong)0;
 #endif
     (void)arena;
     (void)p;

@@ -11,9 +11,11 @@
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin_backend.h"
 
@@ -23,6 +25,9 @@
 /* Bytes of guard band before and after each output buffer. */
 #define GUARD_BYTES 64
 #define GUARD_BYTE 0x5A
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct backend {
     void *library;
@@ -44,7 +49,15 @@ struct backend {
     void **retired;
     size_t retired_count;
     bool batching;
+    /* The guarded copies' memory, one per case of a batch (a single run uses the first),
+     * kept across runs: a fresh 64 MiB block per run faulted its pages in every time, which
+     * cost more than the copy itself. */
+    struct run_memory *memory;
+    size_t memory_count;
+    backend_run_profile profile; /* the last single run's copies and checks */
 };
+
+static void run_memory_free(struct run_memory *m, size_t count);
 
 /* Splits "PATH,k=v,k=v" (with_path) or "k=v,k=v" into b->path and b->args; --device
  * becomes "device=SEL". */
@@ -156,6 +169,7 @@ void plugin_close(backend *b)
     if (b->library)
         dlclose(b->library);
     free(b->retired);
+    run_memory_free(b->memory, b->memory_count);
     free(b->args_text);
     free(b);
 }
@@ -283,18 +297,91 @@ void *plugin_context(backend *b)
     return b->context;
 }
 
+/* A block kept across runs: grown (never copied: every run fills what it uses) and
+ * shrunk again when a run needs far less.  Blocks of a huge page or more are aligned to
+ * one and advised as huge pages, as the inputs dmlcheck allocates are: copies and
+ * comparisons over 4 KiB pages ran a third slower here. */
+typedef struct kept_block {
+    uint8_t *bytes;
+    uint64_t capacity;
+} kept_block;
+
+#define HUGE_PAGE_BYTES ((uint64_t)2 << 20)
+
+static bool kept_block_fit(kept_block *k, uint64_t want)
+{
+    want = want ? want : 1;
+    bool wasteful = k->capacity > HUGE_PAGE_BYTES && k->capacity / 4 > want;
+    if (k->bytes && want <= k->capacity && !wasteful) {
+#if defined(__SANITIZE_ADDRESS__)
+        /* A plug-in reading past its buffer must still meet ASan's redzone. */
+        ASAN_UNPOISON_MEMORY_REGION(k->bytes, k->capacity);
+        ASAN_POISON_MEMORY_REGION(k->bytes + want, k->capacity - want);
+#endif
+        return true;
+    }
+    free(k->bytes);
+    k->capacity = 0;
+    if (want >= HUGE_PAGE_BYTES) {
+        uint64_t rounded = (want + HUGE_PAGE_BYTES - 1) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+        k->bytes = aligned_alloc(HUGE_PAGE_BYTES, rounded);
+#ifdef MADV_HUGEPAGE
+        if (k->bytes)
+            madvise(k->bytes, rounded, MADV_HUGEPAGE); /* advice only */
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+        if (k->bytes)
+            ASAN_POISON_MEMORY_REGION(k->bytes + want, rounded - want);
+#endif
+    } else {
+        k->bytes = malloc(want);
+    }
+    if (k->bytes)
+        k->capacity = want;
+    return k->bytes != NULL;
+}
+
+/* The memory of one execution's guarded copies. */
+typedef struct run_memory {
+    kept_block input, output, indices;
+} run_memory;
+
+static void run_memory_free(run_memory *m, size_t count)
+{
+    for (size_t i = 0; m && i < count; i++) {
+        free(m[i].input.bytes);
+        free(m[i].output.bytes);
+        free(m[i].indices.bytes);
+    }
+    free(m);
+}
+
+/* At least `count` run memories in b (new ones empty). */
+static bool run_memory_reserve(backend *b, size_t count)
+{
+    if (count <= b->memory_count)
+        return true;
+    run_memory *m = realloc(b->memory, count * sizeof *m);
+    if (!m)
+        return false;
+    memset(m + b->memory_count, 0, (count - b->memory_count) * sizeof *m);
+    b->memory = m;
+    b->memory_count = count;
+    return true;
+}
+
 /* An output buffer between guard bands: [guard][body][guard]. */
 typedef struct guarded {
     uint8_t *block;
     uint64_t bytes;
 } guarded;
 
-static bool guarded_alloc(guarded *g, const uint8_t *body, uint64_t bytes)
+static bool guarded_fill(guarded *g, kept_block *k, const uint8_t *body, uint64_t bytes)
 {
     g->bytes = bytes;
-    g->block = malloc(bytes + 2 * GUARD_BYTES);
-    if (!g->block)
+    if (!kept_block_fit(k, bytes + 2 * GUARD_BYTES))
         return false;
+    g->block = k->bytes;
     memset(g->block, GUARD_BYTE, GUARD_BYTES);
     memcpy(g->block + GUARD_BYTES, body, bytes);
     memset(g->block + GUARD_BYTES + bytes, GUARD_BYTE, GUARD_BYTES);
@@ -340,7 +427,8 @@ static bool finding_of(dmlcheck_status s, run_status *status)
     return false;
 }
 
-/* One execution on guarded copies of the caller's buffers: the plug-in sees only these. */
+/* One execution on guarded copies of the caller's buffers: the plug-in sees only these.
+ * The copies live in a run_memory of the backend, reused by the next run. */
 typedef struct guarded_run {
     uint8_t *input;
     guarded o, idx;
@@ -348,26 +436,16 @@ typedef struct guarded_run {
     char message[1024];
 } guarded_run;
 
-static void guarded_run_free(guarded_run *g)
-{
-    free(g->input);
-    free(g->o.block);
-    free(g->idx.block);
-    memset(g, 0, sizeof *g);
-}
-
-/* The copies and the buffers for c; false with err when memory runs out. */
-static bool guarded_run_start(guarded_run *g, const dml_case *c, const exec_options *opt,
-                              const case_outputs *out, dmlc_error *err)
+/* The copies and the buffers for c in memory m; false with err when memory runs out. */
+static bool guarded_run_start(guarded_run *g, run_memory *m, const dml_case *c,
+                              const exec_options *opt, const case_outputs *out, dmlc_error *err)
 {
     memset(g, 0, sizeof *g);
     UINT64 in_bytes = case_tensor_bytes(&c->input);
-    g->input = malloc(in_bytes ? in_bytes : 1);
-    if (!g->input || !guarded_alloc(&g->o, out->output, out->output_bytes)
-        || (out->indices && !guarded_alloc(&g->idx, out->indices, out->indices_bytes))) {
-        guarded_run_free(g);
+    if (!kept_block_fit(&m->input, in_bytes) || !guarded_fill(&g->o, &m->output, out->output, out->output_bytes)
+        || (out->indices && !guarded_fill(&g->idx, &m->indices, out->indices, out->indices_bytes)))
         return err_set(err, "out of memory for the plug-in's buffers");
-    }
+    g->input = m->input.bytes;
     memcpy(g->input, c->input_data, in_bytes);
     g->bufs = (dmlcheck_buffers){
         .struct_size = sizeof g->bufs,
@@ -382,7 +460,7 @@ static bool guarded_run_start(guarded_run *g, const dml_case *c, const exec_opti
 }
 
 /* The verdict on execute's status s and on the buffers' checks; the outputs are copied to
- * the caller's and the copies freed. */
+ * the caller's. */
 static run_status guarded_run_finish(guarded_run *g, dmlcheck_status s, const dml_case *c,
                                      case_outputs *out, dmlc_error *err)
 {
@@ -404,20 +482,43 @@ static run_status guarded_run_finish(guarded_run *g, dmlcheck_status s, const dm
     memcpy(out->output, g->o.block + GUARD_BYTES, out->output_bytes);
     if (out->indices)
         memcpy(out->indices, g->idx.block + GUARD_BYTES, out->indices_bytes);
-    guarded_run_free(g);
     return status;
 }
 
-/* Runs one created operator on guarded copies; the verdict of the buffers' checks. */
-static run_status execute_guarded(backend *b, void *op, const dml_case *c, const exec_options *opt,
-                                  case_outputs *out, dmlc_error *err)
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs one created operator on guarded copies in memory m; the verdict of the buffers'
+ * checks.  The time of the copies and of the checks goes to b->profile (dmlcheck bench). */
+static run_status execute_guarded(backend *b, run_memory *m, void *op, const dml_case *c,
+                                  const exec_options *opt, case_outputs *out, dmlc_error *err)
 {
     guarded_run g;
-    if (!guarded_run_start(&g, c, opt, out, err))
+    double t0 = seconds_now();
+    if (!guarded_run_start(&g, m, c, opt, out, err))
         return RUN_BACKEND_ERROR;
     g.message[0] = 0;
+    double t1 = seconds_now();
     dmlcheck_status s = b->api->execute(b->context, op, &g.bufs, g.message, sizeof g.message);
-    return guarded_run_finish(&g, s, c, out, err);
+    double t2 = seconds_now();
+    run_status status = guarded_run_finish(&g, s, c, out, err);
+    double t3 = seconds_now();
+    b->profile = (backend_run_profile){ 0 };
+    backend_profile_add(&b->profile, "harness: the plug-in's copy of the input, guarded outputs",
+                        t1 - t0, 1);
+    backend_profile_add(&b->profile, "plug-in execute", t2 - t1, 0);
+    backend_profile_add(&b->profile, "harness: guards, input compared, outputs copied", t3 - t2, 1);
+    return status;
+}
+
+bool plugin_run_profile(backend *b, backend_run_profile *profile)
+{
+    *profile = b->profile;
+    return b->profile.count > 0;
 }
 
 /* A descriptor that must be refused is only created, never run: refused is what DirectML
@@ -507,7 +608,9 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt,
     run_status answer;
     if (!operator_ready(b, c, &op, &answer, err))
         return answer;
-    return execute_guarded(b, op, c, opt, out, err);
+    if (!run_memory_reserve(b, 1))
+        return (err_set(err, "out of memory for the plug-in's buffers"), RUN_BACKEND_ERROR);
+    return execute_guarded(b, &b->memory[0], op, c, opt, out, err);
 }
 
 /* The executions of a batch: one guarded run and one entry per case to execute. */
@@ -535,8 +638,8 @@ static void execute_batch_guarded(backend *b, batch_run *runs, size_t n)
             it->status = guarded_run_finish(&runs[i].g, runs[i].entry.status, it->c, it->out, &it->err);
             continue;
         }
-        guarded_run_free(&runs[i].g);
-        it->status = execute_guarded(b, runs[i].entry.op, it->c, &it->exec, it->out, &it->err);
+        it->status = execute_guarded(b, &b->memory[i], runs[i].entry.op, it->c, &it->exec,
+                                     it->out, &it->err);
     }
 }
 
@@ -549,7 +652,7 @@ void plugin_run_batch(backend *b, backend_batch_item *items, size_t count)
     void **retired = realloc(b->retired, (count ? count : 1) * sizeof *retired);
     if (retired)
         b->retired = retired;
-    if (!batch_entry(b) || !runs || !retired) {
+    if (!batch_entry(b) || !runs || !retired || !run_memory_reserve(b, count)) {
         free(runs);
         for (size_t i = 0; i < count; i++)
             items[i].status = plugin_run(b, items[i].c, &items[i].exec, items[i].out, &items[i].err);
@@ -563,7 +666,7 @@ void plugin_run_batch(backend *b, backend_batch_item *items, size_t count)
         void *op;
         if (!operator_ready(b, it->c, &op, &it->status, &it->err))
             continue;
-        if (!guarded_run_start(&runs[n].g, it->c, &it->exec, it->out, &it->err)) {
+        if (!guarded_run_start(&runs[n].g, &b->memory[n], it->c, &it->exec, it->out, &it->err)) {
             it->status = RUN_BACKEND_ERROR;
             continue;
         }
@@ -610,4 +713,5 @@ const backend_vtable plugin_backend = {
     .info = plugin_info,
     .close = plugin_close,
     .run_batch = plugin_run_batch,
+    .run_profile = plugin_run_profile,
 };

@@ -24,6 +24,9 @@ run_status plugin_run(backend *b, const dml_case *c, const exec_options *opt, ca
  * by case. */
 void plugin_run_batch(backend *b, backend_batch_item *items, size_t count);
 void plugin_info(backend *b, backend_info *info);
+/* backend_vtable.run_profile: the last single run's harness phases (the input's copy, the
+ * plug-in's execute, the checks).  A linked plug-in (the OpenCL backend) adds its own. */
+bool plugin_run_profile(backend *b, backend_run_profile *profile);
 void plugin_close(backend *b);
 
 #endif

@@ -23,24 +23,26 @@
 #include "replay.h"
 #include "validate.h"
 
-/* Work-group size, split, target work-items, pooling run, split mode, no column blocks;
- * all-zero is the automatic choice.  Four work-group sizes only (64 is the default): PoCL
- * compiles every kernel once per work-group size, which dominates a cold run. */
+/* Work-group size, split, target work-items, pooling run, split mode, no column blocks,
+ * transfer; all-zero is the automatic choice.  Four work-group sizes only (64 is the
+ * default): PoCL compiles every kernel once per work-group size, which dominates a cold
+ * run.  Every way of moving the image (cl_transfer) is among them: the answer must not
+ * depend on it either. */
 static const cl_tuning tunings[] = {
-    { 0, 0, 0, 0, CL_SPLIT_AUTO, false },
-    { 1, 0, 0, 1, CL_SPLIT_AUTO, false },
-    { 7, 0, 0, 3, CL_SPLIT_CHUNKED, false },
-    { 256, 0, 0, 0, CL_SPLIT_INTERLEAVED, false },
-    { 0, 1, 0, 0, CL_SPLIT_AUTO, true },
-    { 0, 3, 0, 5, CL_SPLIT_CHUNKED, false },
-    { 7, 1000, 0, 0, CL_SPLIT_INTERLEAVED, false },
-    { 0, 0, 100000, 64, CL_SPLIT_CHUNKED, true },
-    { 1, 77, 0, 2, CL_SPLIT_CHUNKED, false },
-    { 256, 0, 0, 0, CL_SPLIT_CHUNKED, false },
+    { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO },
+    { 1, 0, 0, 1, CL_SPLIT_AUTO, false, CL_TRANSFER_MAPPED },
+    { 7, 0, 0, 3, CL_SPLIT_CHUNKED, false, CL_TRANSFER_STAGED },
+    { 256, 0, 0, 0, CL_SPLIT_INTERLEAVED, false, CL_TRANSFER_PINNED },
+    { 0, 1, 0, 0, CL_SPLIT_AUTO, true, CL_TRANSFER_MAPPED },
+    { 0, 3, 0, 5, CL_SPLIT_CHUNKED, false, CL_TRANSFER_PINNED },
+    { 7, 1000, 0, 0, CL_SPLIT_INTERLEAVED, false, CL_TRANSFER_STAGED },
+    { 0, 0, 100000, 64, CL_SPLIT_CHUNKED, true, CL_TRANSFER_AUTO },
+    { 1, 77, 0, 2, CL_SPLIT_CHUNKED, false, CL_TRANSFER_MAPPED },
+    { 256, 0, 0, 0, CL_SPLIT_CHUNKED, false, CL_TRANSFER_PINNED },
     /* chunks of 250 and 143 elements of a 1000-element row: check_chunk_boundaries puts
      * ties and NaNs on both sides of their boundaries */
-    { 0, 4, 0, 0, CL_SPLIT_CHUNKED, false },
-    { 0, 7, 0, 0, CL_SPLIT_CHUNKED, false },
+    { 0, 4, 0, 0, CL_SPLIT_CHUNKED, false, CL_TRANSFER_AUTO },
+    { 0, 7, 0, 0, CL_SPLIT_CHUNKED, false, CL_TRANSFER_STAGED },
 };
 
 /* Tunings a check runs under, each `rounds` times. */
@@ -55,10 +57,10 @@ static const tuning_set all_tunings = { tunings, sizeof tunings / sizeof tunings
 /* --boundaries (Oclgrind, which simulates every work-item): the automatic choice, the two
  * splits whose chunk boundaries the boundary cases aim at, and interleaved work-items. */
 static const cl_tuning boundary_list[] = {
-    { 0, 0, 0, 0, CL_SPLIT_AUTO, false },
-    { 0, 4, 0, 0, CL_SPLIT_CHUNKED, false },
-    { 0, 7, 0, 0, CL_SPLIT_CHUNKED, false },
-    { 0, 7, 0, 0, CL_SPLIT_INTERLEAVED, false },
+    { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO },
+    { 0, 4, 0, 0, CL_SPLIT_CHUNKED, false, CL_TRANSFER_AUTO },
+    { 0, 7, 0, 0, CL_SPLIT_CHUNKED, false, CL_TRANSFER_AUTO },
+    { 0, 7, 0, 0, CL_SPLIT_INTERLEAVED, false, CL_TRANSFER_AUTO },
 };
 static const tuning_set boundary_tunings = { boundary_list,
                                              sizeof boundary_list / sizeof boundary_list[0], 1 };
@@ -145,7 +147,7 @@ static void check_tunings(tap *t, backend *b, const dml_case *c, const exec_opti
                 ok = false;
             }
         }
-    static const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+    static const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO };
     cl_backend_set_tuning(b, &automatic);
     tap_ok(t, ok, "%s: identical bits under %zu tunings, %d time(s) each", name, set->count,
            set->rounds);

@@ -78,7 +78,7 @@ static exec_options case_options(uint64_t index)
 /* The automatic tuning, or a forced one for every fourth case. */
 static cl_tuning case_tuning(uint64_t index)
 {
-    cl_tuning t = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+    cl_tuning t = { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO };
     if (index % 4 == 3) {
         /* Few distinct sizes: PoCL compiles each kernel once per work-group size. */
         t.local_size = index % 3 == 0 ? 1 : 16;
@@ -192,7 +192,7 @@ static unsigned run_batch_of(diff_run *r, backend *b, uint64_t first, size_t n)
         index_of[m++] = first + i;
     }
     opencl_backend.run_batch(b, items, m);
-    const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+    const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO };
     for (size_t k = 0; k < m; k++) {
         uint64_t index = index_of[k];
         answers[k].status = items[k].status;
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
         char classes[64];
         tap_diag("case classes met: %s",
                  case_classes_str(r.classes_seen, classes, sizeof classes));
-        const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false };
+        const cl_tuning automatic = { 0, 0, 0, 0, CL_SPLIT_AUTO, false, CL_TRANSFER_AUTO };
         cl_backend_set_tuning(b, &automatic);
         unsigned failures = 0;
         for (uint64_t i = 0; i < count; i += BATCH_CASES)

@@ -4,8 +4,11 @@
  * DMLCHECK_FAULT_WRITE_PAST_END the first work-item writes one element just past the end
  * of the output buffer, which must come back as RUN_OUT_OF_BOUNDS_WRITE; with
  * DMLCHECK_FAULT_WRITE_INPUT it changes an input byte, which must come back as
- * RUN_INPUT_MODIFIED.  The unfaulted program runs the same cases cleanly, so the checks do
- * not fire on correct kernels.  Every kernel is covered: a single-pass ARGMAX, a split
+ * RUN_INPUT_MODIFIED; DMLCHECK_FAULT_WRITE_BEFORE_START (the guard byte before the output)
+ * and DMLCHECK_FAULT_WRITE_PARAMS (a parameter word) must come back as
+ * RUN_OUT_OF_BOUNDS_WRITE.  Each case runs under every transfer (cl_transfer: mapped,
+ * staged, pinned), whose checks read different memory.  The unfaulted program runs the
+ * same cases cleanly, so the checks do not fire on correct kernels.  Every kernel is covered: a single-pass ARGMAX, a split
  * ARGMIN (its combine kernel does the final write), MAX_POOLING2 with indices, and an
  * ARGMIN over a strided axis (column blocks on CPU devices); then the four together in one
  * batch (run_batch), where each case's own guards must catch its own write.  Last, a program that does not
@@ -29,7 +32,7 @@ static void build_case(dml_case *c, int k)
 {
     if (k != 2) {
         UINT sizes[2] = { 3, 1000 }, axes[1] = { 1 };
-        if (k == 1) /* 120 KB: read back through a map, not a read */
+        if (k == 1) /* 120 KB: mapped, not staged, where the transfer is automatic */
             sizes[1] = 10000;
         if (k == 3) { /* reduce the strided axis: column blocks on CPU devices */
             sizes[0] = 100;
@@ -52,6 +55,19 @@ static void build_case(dml_case *c, int k)
                                : (i * 37) % 251);
     c->feature_level = DML_FEATURE_LEVEL_5_0;
 }
+
+/* Every way the image travels (cl_transfer) must keep every check: the mapped one checks
+ * the arena in place, the staged ones a copy read back. */
+static const struct {
+    cl_transfer transfer;
+    const char *name;
+} transfers[] = {
+    { CL_TRANSFER_AUTO, "automatic" },
+    { CL_TRANSFER_MAPPED, "mapped" },
+    { CL_TRANSFER_STAGED, "staged" },
+    { CL_TRANSFER_PINNED, "pinned" },
+};
+#define TRANSFER_COUNT (sizeof transfers / sizeof transfers[0])
 
 static const guard_case cases[] = {
     { "argmax single pass", { .split = 1 } },
@@ -78,14 +94,20 @@ static void expect_batch_status(tap *t, backend *b, const char *options, run_sta
         items[k] = (backend_batch_item){ .c = &c[k], .exec = { NAN_POLICY_IGNORE, false },
                                          .out = &out[k] };
     }
-    cl_backend_set_tuning(b, &(cl_tuning){ .split_mode = CL_SPLIT_AUTO });
-    opencl_backend.run_batch(b, items, GUARD_CASES);
+    for (size_t m = 0; m < TRANSFER_COUNT; m++) {
+        cl_backend_set_tuning(b, &(cl_tuning){ .split_mode = CL_SPLIT_AUTO,
+                                               .transfer = transfers[m].transfer });
+        opencl_backend.run_batch(b, items, GUARD_CASES);
+        for (size_t k = 0; k < GUARD_CASES; k++) {
+            if (!tap_ok(t, items[k].status == want, "in one batch, %s%s%s, %s transfer: %s",
+                        cases[k].name, options ? " with " : "", options ? options : "",
+                        transfers[m].name, run_status_name(want)))
+                tap_diag("got %s: %s", run_status_name(items[k].status), items[k].err.msg);
+            else if (items[k].status != RUN_OK)
+                tap_diag("reported as: %s", items[k].err.msg);
+        }
+    }
     for (size_t k = 0; k < GUARD_CASES; k++) {
-        if (!tap_ok(t, items[k].status == want, "in one batch, %s%s%s: %s", cases[k].name,
-                    options ? " with " : "", options ? options : "", run_status_name(want)))
-            tap_diag("got %s: %s", run_status_name(items[k].status), items[k].err.msg);
-        else if (items[k].status != RUN_OK)
-            tap_diag("reported as: %s", items[k].err.msg);
         case_outputs_free(&out[k]);
         case_free(&c[k]);
     }
@@ -110,14 +132,19 @@ static void expect_status(tap *t, const char *options, run_status want)
             case_free(&c);
             continue;
         }
-        cl_backend_set_tuning(b, &cases[k].tuning);
-        run_status s = opencl_backend.run(b, &c, &(exec_options){ NAN_POLICY_IGNORE, false },
-                                          &out, &err);
-        if (!tap_ok(t, s == want, "%s%s%s: %s", cases[k].name, options ? " with " : "",
-                    options ? options : "", run_status_name(want)))
-            tap_diag("got %s: %s", run_status_name(s), err.msg);
-        else if (s != RUN_OK)
-            tap_diag("reported as: %s", err.msg);
+        for (size_t m = 0; m < TRANSFER_COUNT; m++) {
+            cl_tuning tuning = cases[k].tuning;
+            tuning.transfer = transfers[m].transfer;
+            cl_backend_set_tuning(b, &tuning);
+            run_status s = opencl_backend.run(b, &c, &(exec_options){ NAN_POLICY_IGNORE, false },
+                                              &out, &err);
+            if (!tap_ok(t, s == want, "%s%s%s, %s transfer: %s", cases[k].name,
+                        options ? " with " : "", options ? options : "", transfers[m].name,
+                        run_status_name(want)))
+                tap_diag("got %s: %s", run_status_name(s), err.msg);
+            else if (s != RUN_OK)
+                tap_diag("reported as: %s", err.msg);
+        }
         case_outputs_free(&out);
         case_free(&c);
     }
@@ -153,6 +180,8 @@ int main(void)
     expect_status(&t, NULL, RUN_OK);
     expect_status(&t, "-DDMLCHECK_FAULT_WRITE_PAST_END", RUN_OUT_OF_BOUNDS_WRITE);
     expect_status(&t, "-DDMLCHECK_FAULT_WRITE_INPUT", RUN_INPUT_MODIFIED);
+    expect_status(&t, "-DDMLCHECK_FAULT_WRITE_BEFORE_START", RUN_OUT_OF_BOUNDS_WRITE);
+    expect_status(&t, "-DDMLCHECK_FAULT_WRITE_PARAMS", RUN_OUT_OF_BOUNDS_WRITE);
     expect_build_failure(&t);
     return tap_done(&t);
 }
