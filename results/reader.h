@@ -1,9 +1,9 @@
 /*
  * reader.h: the read side of a results database (schema.sql), for `dmlcheck report`.  The
- * file is opened read-only and only read (a report's temporary tables live in memory);
- * every statement lives in reader.c and reader_digest.c, so the reports layer sees rows,
- * never SQL.  A selection is a range of run ids; each reader_* walk calls
- * `each` once per row, in the order the report lists them, with text that lives until
+ * file is opened read-only and only read (a report's temporary tables live in SQLite's temp
+ * schema, never in the file); every statement lives in reader.c and reader_digest.c, so the
+ * reports layer sees rows, never SQL.  A selection is a range of run ids; each reader_* walk
+ * calls `each` once per row, in the order the report lists them, with text that lives until
  * `each` returns ("" for NULL, never NULL).  A walk stops at the first `each` that returns
  * false, whose err it returns.
  */
