@@ -123,7 +123,7 @@ static bool pair_formats(report_args *a)
     if (!a->output_count && !a->format_count)
         a->formats[0] = FORMAT_MD;
     if (a->summary && (a->output_count > 1 || a->formats[0] != FORMAT_MD)) {
-        fprintf(stderr, "dmlcheck report: --summary is one Markdown file; leave out --format or "
+        fprintf(stderr, "dmlcheck report: --summary is Markdown, one file: leave out --format or "
                         "give md, and give one -o at most\n");
         return false;
     }
