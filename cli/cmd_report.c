@@ -19,19 +19,24 @@
 
 typedef enum report_format { FORMAT_AUTO, FORMAT_HTML, FORMAT_MD, FORMAT_JUNIT } report_format;
 
+/* One report per -o, all from one read of the database (issue 22). */
+#define REPORT_OUTPUTS_MAX 8
+
 typedef struct report_args {
-    const char *db, *output, *baseline_db, *expectations;
+    const char *db, *baseline_db, *expectations;
+    const char *outputs[REPORT_OUTPUTS_MAX]; /* -o FILE, each time it is given */
+    report_format formats[REPORT_OUTPUTS_MAX]; /* --format's list, then each output's format */
+    unsigned output_count, format_count;
     int64_t run_id, baseline_run;
     bool all_runs, deterministic, summary;
     unsigned min_cases;
-    report_format format;
 } report_args;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: dmlcheck report [--db FILE] [--run ID | --all] [--format html|md|junit]\n"
-            "                       [-o FILE] [--baseline OLD.sqlite] [--baseline-run ID]\n"
+            "usage: dmlcheck report [--db FILE] [--run ID | --all] [--format F[,F...]]\n"
+            "                       [-o FILE]... [--baseline OLD.sqlite] [--baseline-run ID]\n"
             "                       [--expectations FILE] [--min-cases N] [--deterministic]\n"
             "                       [--summary]\n\n"
             "Writes a conformance report from a results database written by `dmlcheck run`.\n"
@@ -39,9 +44,12 @@ static void usage(FILE *f)
             "  --db FILE            results database (default dmlcheck.sqlite)\n"
             "  --run ID             report on run ID (default: the latest run)\n"
             "  --all                report on every run in the database\n"
-            "  --format F           html, md or junit (default: from -o's extension, else md)\n"
+            "  --format F           html, md or junit (default: from -o's extension, else md);\n"
+            "                       a list (html,md,junit) names the format of each -o in turn\n"
             "  -o, --output FILE    write there instead of standard output (a terminal gets a\n"
-            "                       dozen lines: the verdicts and how to write the report)\n"
+            "                       dozen lines: the verdicts and how to write the report); give\n"
+            "                       it again for more formats from one read of the database:\n"
+            "                       -o report.html -o report.md -o junit.xml (up to %d)\n"
             "  --baseline FILE      mark cells and signatures NEW/FIXED/REGRESSED/UNCHANGED\n"
             "                       against the latest run of another database\n"
             "  --baseline-run ID    ... against run ID (of --baseline, or of --db)\n"
@@ -52,7 +60,7 @@ static void usage(FILE *f)
             "                       comment): verdicts, failing signatures with the most cases\n"
             "                       first as far as they fit, replay commands for the largest\n\n"
             "exit: 0 nothing to act on, 1 unexpected failures or regressions, 2 error\n",
-            REPORT_DEFAULT_MIN_CASES);
+            REPORT_OUTPUTS_MAX, REPORT_DEFAULT_MIN_CASES);
 }
 
 static report_format format_from_path(const char *path)
@@ -65,6 +73,61 @@ static report_format format_from_path(const char *path)
     if (!strcmp(dot, ".xml"))
         return FORMAT_JUNIT;
     return FORMAT_MD;
+}
+
+/* --format's list ("html,md") into a->formats; false with a message. */
+static bool parse_formats(const char *list, report_args *a)
+{
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", list);
+    a->format_count = 0;
+    for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        report_format format = !strcmp(f, "html") ? FORMAT_HTML : !strcmp(f, "md") ? FORMAT_MD
+                               : !strcmp(f, "junit") ? FORMAT_JUNIT : FORMAT_AUTO;
+        if (format == FORMAT_AUTO || a->format_count == REPORT_OUTPUTS_MAX) {
+            fprintf(stderr, format == FORMAT_AUTO
+                                ? "dmlcheck report: --format is html, md or junit (or a list of "
+                                  "them, one per -o), not '%s'\n"
+                                : "dmlcheck report: --format '%s': at most %d formats\n",
+                    format == FORMAT_AUTO ? f : list, REPORT_OUTPUTS_MAX);
+            return false;
+        }
+        a->formats[a->format_count++] = format;
+    }
+    if (!a->format_count) {
+        fprintf(stderr, "dmlcheck report: --format needs html, md or junit\n");
+        return false;
+    }
+    return true;
+}
+
+/* Each output's format: --format's list in -o order, else each file's extension.  False
+ * with a message when they do not pair up. */
+static bool pair_formats(report_args *a)
+{
+    if (a->format_count > 1 && a->format_count != a->output_count) {
+        fprintf(stderr, "dmlcheck report: --format names %u formats for %u -o file%s: give one "
+                        "-o per format (-o report.html -o report.md), or leave out --format and "
+                        "let each extension say\n", a->format_count, a->output_count,
+                a->output_count == 1 ? "" : "s");
+        return false;
+    }
+    if (a->format_count == 1 && a->output_count > 1) {
+        fprintf(stderr, "dmlcheck report: one --format for %u -o files: give a list (--format "
+                        "html,md) or leave it out and let each extension say\n", a->output_count);
+        return false;
+    }
+    for (unsigned i = 0; i < a->output_count; i++)
+        if (a->format_count <= i)
+            a->formats[i] = format_from_path(a->outputs[i]);
+    if (!a->output_count && !a->format_count)
+        a->formats[0] = FORMAT_MD;
+    if (a->summary && (a->output_count > 1 || a->formats[0] != FORMAT_MD)) {
+        fprintf(stderr, "dmlcheck report: --summary is Markdown, one file: leave out --format or "
+                        "give md, and give one -o at most\n");
+        return false;
+    }
+    return true;
 }
 
 /* 0 ok, 1 --help printed, 2 usage error. */
@@ -95,7 +158,18 @@ static int parse_args(int argc, char **argv, report_args *a)
         switch (c) {
         case OPT_DB: a->db = optarg; break;
         case OPT_ALL: a->all_runs = true; break;
-        case 'o': a->output = optarg; break;
+        case 'o':
+            if (a->output_count == REPORT_OUTPUTS_MAX) {
+                fprintf(stderr, "dmlcheck report: at most %d -o files\n", REPORT_OUTPUTS_MAX);
+                return 2;
+            }
+            for (unsigned i = 0; i < a->output_count; i++)
+                if (!strcmp(a->outputs[i], optarg)) {
+                    fprintf(stderr, "dmlcheck report: -o %s given twice\n", optarg);
+                    return 2;
+                }
+            a->outputs[a->output_count++] = optarg;
+            break;
         case OPT_BASELINE: a->baseline_db = optarg; break;
         case OPT_EXPECTATIONS: a->expectations = optarg; break;
         case OPT_DETERMINISTIC: a->deterministic = true; break;
@@ -118,12 +192,8 @@ static int parse_args(int argc, char **argv, report_args *a)
             a->min_cases = (unsigned)n;
             break;
         case OPT_FORMAT:
-            a->format = !strcmp(optarg, "html") ? FORMAT_HTML : !strcmp(optarg, "md") ? FORMAT_MD
-                        : !strcmp(optarg, "junit") ? FORMAT_JUNIT : FORMAT_AUTO;
-            if (a->format == FORMAT_AUTO) {
-                fprintf(stderr, "dmlcheck report: --format is html, md or junit, not '%s'\n", optarg);
+            if (!parse_formats(optarg, a))
                 return 2;
-            }
             break;
         default: usage(stderr); return 2;
         }
@@ -137,13 +207,11 @@ static int parse_args(int argc, char **argv, report_args *a)
         fprintf(stderr, "dmlcheck report: --run and --all exclude each other\n");
         return 2;
     }
-    if (a->format == FORMAT_AUTO)
-        a->format = format_from_path(a->output);
-    if (a->summary && a->format != FORMAT_MD) {
-        fprintf(stderr, "dmlcheck report: --summary is Markdown; leave out --format or give md\n");
+    if (!a->output_count && a->format_count > 1) {
+        fprintf(stderr, "dmlcheck report: several formats need one -o file each\n");
         return 2;
     }
-    return 0;
+    return pair_formats(a) ? 0 : 2;
 }
 
 /* Loads and judges one model (the report's or the baseline's). */
@@ -178,11 +246,12 @@ static bool add_baseline(report_model *m, const report_args *a, dmlc_error *err)
     return ok;
 }
 
-static bool render(const report_model *m, const report_args *a, FILE *out, dmlc_error *err)
+static bool render(const report_model *m, const report_args *a, report_format format, FILE *out,
+                   dmlc_error *err)
 {
     if (a->summary)
         return report_render_md_summary(m, out, err);
-    switch (a->format) {
+    switch (format) {
     case FORMAT_HTML: return report_render_html(m, out, err);
     case FORMAT_JUNIT: return report_render_junit(m, out, err);
     default: return report_render_md(m, out, err);
@@ -227,25 +296,35 @@ static void write_terminal_summary(const report_model *m, const report_args *a)
            "or read it in a pager: dmlcheck report%s | less\n", sel, sel, sel);
 }
 
+/* The report in one format into path; a file left half-written is removed. */
+static bool write_file(const report_model *m, const report_args *a, report_format format,
+                       const char *path, dmlc_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set(err, "%s: %s", path, strerror(errno));
+    bool ok = render(m, a, format, f, err);
+    if (fclose(f) != 0 && ok)
+        ok = err_set(err, "%s: %s", path, strerror(errno));
+    if (!ok)
+        remove(path);
+    return ok;
+}
+
 static bool write_report(const report_model *m, const report_args *a, dmlc_error *err)
 {
     /* DMLCHECK_REPORT_TTY=1 stands for a terminal in tests (a pipe is never one). */
     const char *tty = getenv("DMLCHECK_REPORT_TTY");
-    if (!a->output && (tty ? !strcmp(tty, "1") : isatty(STDOUT_FILENO))) {
+    if (!a->output_count && (tty ? !strcmp(tty, "1") : isatty(STDOUT_FILENO))) {
         write_terminal_summary(m, a);
         return true;
     }
-    if (!a->output)
-        return render(m, a, stdout, err);
-    FILE *f = fopen(a->output, "w");
-    if (!f)
-        return err_set(err, "%s: %s", a->output, strerror(errno));
-    bool ok = render(m, a, f, err);
-    if (fclose(f) != 0 && ok)
-        ok = err_set(err, "%s: %s", a->output, strerror(errno));
-    if (!ok)
-        remove(a->output);
-    return ok;
+    if (!a->output_count)
+        return render(m, a, a->formats[0], stdout, err);
+    for (unsigned i = 0; i < a->output_count; i++)
+        if (!write_file(m, a, a->formats[i], a->outputs[i], err))
+            return false;
+    return true;
 }
 
 int cmd_report(int argc, char **argv)

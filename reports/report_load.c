@@ -431,22 +431,21 @@ static bool tally_params_row(void *ctx, const reader_params *row, dmlc_error *er
     return ok || err_set(err, "out of memory");
 }
 
-static bool load_coverage(reader *d, report_model *m, const reader_range *range, dmlc_error *err)
+/* The dimensions' coverage into t (which the scan filled with the operator modules'
+ * coverage, all of whose values tally_seed_known placed), then t into the model. */
+static bool load_coverage(reader *d, report_model *m, const reader_range *range, tally *t,
+                          dmlc_error *err)
 {
-    tally t = { 0 };
-    tally_walk classes = { &t, "class (unspecified by DirectML)" };
-    bool ok = tally_seed_known(&t) || err_set(err, "out of memory");
-    ok = ok && tally_dimension(d, &t, range, READER_RANK, "rank", err)
-         && tally_dimension(d, &t, range, READER_ELEMENTS, "input elements", err)
-         && tally_dimension(d, &t, range, READER_LAYOUT, "layout", err)
-         && tally_dimension(d, &t, range, READER_DISTRIBUTION, "distribution", err)
-         && reader_coverage_of(d, range, READER_CLASSES, tally_classes_row, &classes, err)
-         && reader_params_coverage(d, range, tally_params_row, &t, err);
-    for (size_t i = 0; ok && i < t.count; i++)
-        ok = report_model_add_coverage(m, t.rows[i].dimension, t.rows[i].value, t.rows[i].cases,
-                                       t.rows[i].failed)
+    tally_walk classes = { t, "class (unspecified by DirectML)" };
+    bool ok = tally_dimension(d, t, range, READER_RANK, "rank", err)
+              && tally_dimension(d, t, range, READER_ELEMENTS, "input elements", err)
+              && tally_dimension(d, t, range, READER_LAYOUT, "layout", err)
+              && tally_dimension(d, t, range, READER_DISTRIBUTION, "distribution", err)
+              && reader_coverage_of(d, range, READER_CLASSES, tally_classes_row, &classes, err);
+    for (size_t i = 0; ok && i < t->count; i++)
+        ok = report_model_add_coverage(m, t->rows[i].dimension, t->rows[i].value,
+                                       t->rows[i].cases, t->rows[i].failed)
              || err_set(err, "out of memory");
-    tally_free(&t);
     return ok;
 }
 
@@ -461,14 +460,20 @@ static bool load(report_model *m, const char *path, int64_t run_id, bool all_run
     if (!d)
         return false;
     reader_range range;
+    tally t = { 0 };
+    /* One read of the cases answers every walk below; a report's descriptors go to the
+     * tally on the way. */
     bool ok = reader_select(d, run_id, all_runs, &range, err)
               && ((m->selection = report_strdup(range.text)) || err_set(err, "out of memory"))
+              && (!everything || tally_seed_known(&t) || err_set(err, "out of memory"))
+              && reader_scan(d, &range, everything ? tally_params_row : NULL, &t, err)
               && reader_runs(d, &range, add_run, m, err) && reader_cells(d, &range, add_cell, m, err)
               && reader_skips(d, &range, add_skip_reason, m, err)
               && reader_nan_prints(d, &range, add_nan_print, m, err);
     ok = ok && (!everything
                 || (reader_signatures(d, &range, add_signature, m, err)
-                    && load_coverage(d, m, &range, err)));
+                    && load_coverage(d, m, &range, &t, err)));
+    tally_free(&t);
     /* The verdicts alone (run's outlook) still print the fingerprint: families for it when
      * some case held a NaN. */
     ok = ok && (!(everything || report_has_nan_cases(m)) || reader_families(d, &range, &m->families, err))

@@ -68,14 +68,20 @@ static const struct {
 /* Each reads temp.family_cases.  ?3 is the family's module ("*": every operator), ?4 its
  * kinds (",a,b,"), ?5 its verdicts (",fail,": one; a root cause's row may hold both). */
 #define IN_VERDICTS(column) "instr(?5, ',' || " column " || ',') > 0"
-#define FROM_JUDGED                                                                          \
-    " FROM temp.family_cases c WHERE (?3 = '*' OR c.module = ?3)"                          \
-    " AND c.verdict IN ('pass', 'fail', 'unspecified')"
 #define IN_KINDS(column) "instr(?4, ',' || " column " || ',') > 0"
 #define FROM_FAMILY                                                                          \
-    " FROM temp.family_cases c WHERE (?3 = '*' OR c.module = ?3)"                          \
+    " FROM temp.family_failing c WHERE (?3 = '*' OR c.module = ?3)"                        \
     " AND " IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict")
-#define IS_HIT "(" IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict") ")"
+/* The family's rows, as describe() copied them for its questions (temp.family_rows): the
+ * same conditions, over the family alone. */
+#define FROM_OWN                                                                             \
+    " FROM temp.family_rows c WHERE (?3 = '*' OR c.module = ?3)"                           \
+    " AND " IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict")
+/* A family's own judged cases (its hits). */
+#define FROM_HITS FROM_OWN " AND c.verdict IN ('pass', 'fail', 'unspecified')"
+/* The judged cases of the family's operators per value of dimension ?6 (family_judged). */
+#define FROM_DIMENSION                                                                       \
+    " FROM temp.family_judged j WHERE j.d = ?6 AND (?3 = '*' OR j.module = ?3)"
 /* Kinds the harness sees in the worker process, whichever operator ran: one family each. */
 #define PROCESS_KINDS "('crash', 'hang')"
 
@@ -146,6 +152,18 @@ static bool step(const reader *rd, sqlite3_stmt *s, bool *failed)
     return false;
 }
 
+/* Runs one statement of no rows with the run range, and f's fields when given, bound (sql: a
+ * constant). */
+static bool run_statement(const reader *rd, const char *sql, const family *f)
+{
+    sqlite3_stmt *s = prepare(rd, sql, f);
+    bool failed = !s;
+    if (s)
+        step(rd, s, &failed);
+    sqlite3_finalize(s);
+    return !failed;
+}
+
 static const char *text_at(sqlite3_stmt *s, int col)
 {
     const unsigned char *t = sqlite3_column_text(s, col);
@@ -169,11 +187,15 @@ static void append_need(family *f, const char *text)
 static bool text_need(const reader *rd, family *f, size_t d)
 {
     char sql[1400], need[160], values[NEED_SET_MAX * 40] = "";
-    snprintf(sql, sizeof sql, "SELECT %s AS v, SUM(" IS_HIT "), COUNT(*)" FROM_JUDGED
-             " AND v IS NOT NULL GROUP BY v", dimensions[d].expr);
+    /* Per value: the family's hits, and the judged cases of its operators (counted once
+     * for every family in family_judged). */
+    snprintf(sql, sizeof sql, "SELECT v, SUM(hits), SUM(n) FROM (SELECT j.v AS v, 0 AS hits,"
+             " j.n AS n" FROM_DIMENSION " UNION ALL SELECT %s AS v, COUNT(*), 0" FROM_HITS
+             " GROUP BY 1) WHERE v IS NOT NULL GROUP BY v", dimensions[d].expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
+    sqlite3_bind_int(s, 6, (int)d);
     unsigned hit_values = 0;
     uint64_t contrast = 0, fewest_hits = UINT64_MAX;
     bool failed = false;
@@ -203,14 +225,15 @@ static bool numeric_need(const reader *rd, family *f, size_t d)
 {
     char sql[1800], need[160];
     snprintf(sql, sizeof sql,
-             "WITH j AS (SELECT %s AS v, " IS_HIT " AS hit" FROM_JUDGED "), "
-             "b AS (SELECT MIN(CASE WHEN hit THEN v END) AS lo, MAX(CASE WHEN hit THEN v END) AS hi FROM j) "
-             "SELECT b.lo, b.hi, (SELECT COUNT(*) FROM j WHERE v < b.lo), "
-             "(SELECT COUNT(*) FROM j WHERE v > b.hi), (SELECT COUNT(*) FROM j) FROM b",
-             dimensions[d].expr);
+             "WITH h AS (SELECT MIN(%s) AS lo, MAX(%s) AS hi" FROM_HITS "), "
+             "j AS (SELECT j.v AS v, j.n AS n" FROM_DIMENSION ") "
+             "SELECT h.lo, h.hi, (SELECT ifnull(SUM(n), 0) FROM j WHERE v < h.lo), "
+             "(SELECT ifnull(SUM(n), 0) FROM j WHERE v > h.hi), (SELECT ifnull(SUM(n), 0) FROM j) FROM h",
+             dimensions[d].expr, dimensions[d].expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
         return false;
+    sqlite3_bind_int(s, 6, (int)d);
     bool failed = false;
     if (step(rd, s, &failed) && sqlite3_column_type(s, 0) != SQLITE_NULL) {
         int64_t tenth = sqlite3_column_int64(s, 4) / 10;
@@ -240,7 +263,7 @@ static const struct {
 static bool spread(const reader *rd, family *f, const char *label, const char *expr)
 {
     char sql[1400];
-    snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_FAMILY " GROUP BY 1 ORDER BY 2 DESC, 1",
+    snprintf(sql, sizeof sql, "SELECT %s, COUNT(*)" FROM_OWN " GROUP BY 1 ORDER BY 2 DESC, 1",
              expr);
     sqlite3_stmt *s = prepare(rd, sql, f);
     if (!s)
@@ -266,8 +289,13 @@ static bool spread(const reader *rd, family *f, const char *label, const char *e
 static bool describe(const reader *rd, family *f)
 {
     char sql[1400];
+    /* Some 25 questions read the family's rows: they read a copy of them alone. */
+    if (!run_statement(rd, "DROP TABLE IF EXISTS temp.family_rows", NULL))
+        return false;
+    if (!run_statement(rd, "CREATE TEMP TABLE family_rows AS SELECT *" FROM_FAMILY, f))
+        return false;
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT DISTINCT c.op, c.feature_level, "
-             "c.input_type, c.output_type, c.indices_type, c.layout, c.distribution" FROM_FAMILY ")");
+             "c.input_type, c.output_type, c.indices_type, c.layout, c.distribution" FROM_OWN ")");
     sqlite3_stmt *s = prepare(rd, sql, f);
     bool failed = false;
     if (!s)
@@ -275,7 +303,7 @@ static bool describe(const reader *rd, family *f)
     if (step(rd, s, &failed))
         f->signatures = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
-    snprintf(sql, sizeof sql, "SELECT c.run_id, c.case_index, c.elements" FROM_FAMILY
+    snprintf(sql, sizeof sql, "SELECT c.run_id, c.case_index, c.elements" FROM_OWN
              " ORDER BY c.elements, c.run_id, c.case_index LIMIT 1");
     s = failed ? NULL : prepare(rd, sql, f);
     if (!s)
@@ -628,34 +656,47 @@ static bool has_column(reader *rd, const char *table, const char *name, bool *ha
     return probe && !probe_failed;
 }
 
-/* Runs one statement of no rows with the run range bound (sql: a constant). */
-static bool run_statement(const reader *rd, const char *sql)
+
+/* Drops the temporary tables of families_find: the connection may be the run's own store,
+ * which lives on. */
+static bool drop_family_tables(const reader *rd)
 {
-    sqlite3_stmt *s = prepare(rd, sql, NULL);
-    bool failed = !s;
-    if (s)
-        step(rd, s, &failed);
-    sqlite3_finalize(s);
-    return !failed;
+    return run_statement(rd, "DROP TABLE IF EXISTS temp.family_cases", NULL)
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_failing", NULL)
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_judged", NULL)
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_rows", NULL);
 }
 
-/* temp.family_cases (FAMILY_CASES_SQL) for the run range, in place of any left before. */
+/* temp.family_cases (FAMILY_CASES_SQL) for the run range, in place of any left before; the
+ * rows of a kind among them (temp.family_failing: every question of one family's cases reads
+ * only these), and each dimension's judged cases per operator family and value
+ * (temp.family_judged: the contrast every family's needs ask of the whole range, counted
+ * once instead of once per family). */
 static bool fill_family_cases(const reader *rd)
 {
     char sql[4096];
     snprintf(sql, sizeof sql, FAMILY_CASES_SQL, rd->module_of,
              rd->has_also_kinds ? "r.also_kinds" : "NULL");
-    return run_statement(rd, "DROP TABLE IF EXISTS temp.family_cases") && run_statement(rd, sql);
+    bool ok = drop_family_tables(rd) && run_statement(rd, sql, NULL)
+              && run_statement(rd, "CREATE TEMP TABLE family_failing AS SELECT * FROM"
+                                   " temp.family_cases WHERE kind IS NOT NULL", NULL)
+              && run_statement(rd, "CREATE TEMP TABLE family_judged (d, module, v, n)", NULL);
+    for (size_t d = 0; ok && d < sizeof dimensions / sizeof dimensions[0]; d++) {
+        snprintf(sql, sizeof sql, "INSERT INTO temp.family_judged SELECT %zu, c.module, %s,"
+                 " COUNT(*) FROM temp.family_cases c WHERE c.verdict IN ('pass', 'fail',"
+                 " 'unspecified') GROUP BY 2, 3", d, dimensions[d].expr);
+        ok = run_statement(rd, sql, NULL);
+    }
+    return ok && run_statement(rd, "CREATE INDEX temp.family_judged_d ON family_judged(d, module)", NULL);
 }
 
-/* Drops temp.family_cases: the connection may be the run's own store, which lives on.  Keeps
- * ok (and the error that made it false). */
+/* Drops the temporary tables; keeps ok (and the error that made it false). */
 static bool drop_family_cases(const reader *rd, bool ok)
 {
     dmlc_error ignored = { "" }, *err = rd->err;
     reader quiet = *rd;
     quiet.err = ok ? err : &ignored;
-    return run_statement(&quiet, "DROP TABLE IF EXISTS temp.family_cases") && ok;
+    return drop_family_tables(&quiet) && ok;
 }
 
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
@@ -767,7 +808,8 @@ bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const famil
              " FROM cases c JOIN results r ON r.case_id = c.id JOIN runs ru ON ru.id = c.run_id"
              " LEFT JOIN devices dv ON dv.id = ru.device_id WHERE c.run_id BETWEEN ?1 AND ?2"
              " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict")
-             " AND r.verdict NOT IN ('fail', 'skip') AND r.nan_policies IS NOT NULL"
+             " AND r.verdict <> 'pass' AND r.verdict NOT IN ('fail', 'skip')"
+             " AND r.nan_policies IS NOT NULL"
              " AND c.input_type IN ('FLOAT32', 'FLOAT16') GROUP BY 1, 2, 3",
              rd.module_of);
     sqlite3_stmt *s = prepare(&rd, sql, f);

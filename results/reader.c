@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "reader_digest.h"
 #include "store.h"
 
 typedef enum reader_query {
@@ -28,16 +29,8 @@ typedef enum reader_query {
     Q_RUN_EXISTS,
     Q_RUNS,
     Q_RUNS_V4,
-    Q_CELLS,
     Q_SIGNATURES,
-    Q_COV_RANK,
-    Q_COV_ELEMENTS,
-    Q_COV_LAYOUT,
-    Q_COV_DISTRIBUTION,
-    Q_COV_CLASSES,
-    Q_COV_PARAMS,
     Q_CELL_SKIPS,
-    Q_NAN_PRINTS,
     Q_COUNT
 } reader_query;
 
@@ -73,85 +66,46 @@ static const char *const reader_sql[Q_COUNT] = {
     [Q_RUNS_V4] = RUNS_SELECT("NULL"),
 #undef RUNS_SELECT
 #undef RUNS_SHARD
-    /* Why cells' cases were skipped, the most common reason first. */
+    /* The digest's skip reasons (reader_digest.h), the most common first. */
     [Q_CELL_SKIPS] =
-        "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, x.detail,"
-        " count(*) FROM cases c JOIN results x ON x.case_id = c.id"
-        " WHERE c.run_id BETWEEN ?1 AND ?2 AND x.verdict = 'skip' AND x.detail IS NOT NULL"
-        " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 7 DESC",
-    /* verdict_counts' sums over the range, with the backend's time (µs) of the cases. */
-    [Q_CELLS] =
-        "SELECT c.feature_level, c.op, c.input_type, c.output_type, c.indices_type, count(*),"
-        " sum(x.verdict = 'pass'), sum(x.verdict = 'fail'), sum(x.verdict = 'unspecified'),"
-        " sum(x.verdict = 'skip'), sum(x.verdict = 'error'), total(x.time_us)"
-        " FROM cases c JOIN results x ON x.case_id = c.id WHERE c.run_id BETWEEN ?1 AND ?2"
-        " GROUP BY 1, 2, 3, 4, 5",
-    /* Signatures with their case count in the selected runs.  A result belongs to a
-     * signature when every key field of the signature (schema: signatures_key) matches. */
+        "SELECT feature_level, op, input_type, output_type, indices_type, detail, cases"
+        " FROM temp.digest_skip_rows ORDER BY 7 DESC",
+    /* Signatures with their case count in the selected runs.  A case belongs to a signature
+     * when every key field of the signature (schema: signatures_key) matches: the digest
+     * counted the cases of each such key in each run (temp.digest_signature_rows, whose
+     * indices_type is '' for none). */
     [Q_SIGNATURES] =
         "SELECT s.feature_level, s.op, s.input_type, s.output_type, s.indices_type, s.layout,"
         " s.distribution, s.kind, s.verdict, s.first_seen_at, s.last_seen_at,"
         " s.representative, s.rep_elements, s.backend, s.replay, s.shrunk_case IS NOT NULL,"
         " json_extract(s.first_mismatch, '$.tensor'), json_extract(s.first_mismatch, '$.element'),"
         " json_extract(s.first_mismatch, '$.expected'), json_extract(s.first_mismatch, '$.got'),"
-        " count(*) AS n, group_concat(DISTINCT nullif(c.classes, '')), min(x.detail),"
+        " sum(a.cases) AS n, group_concat(a.classes), min(a.detail),"
         " json_extract(s.first_mismatch, '$.explanation')"
         " FROM signatures s"
         " JOIN runs r ON r.backend = s.backend AND ifnull(r.device_id, 0) = ifnull(s.device_id, 0)"
-        " JOIN cases c ON c.run_id = r.id AND c.op = s.op AND c.feature_level = s.feature_level"
-        "  AND c.input_type = s.input_type AND c.output_type = s.output_type"
-        "  AND ifnull(c.indices_type, '') = ifnull(s.indices_type, '')"
-        "  AND c.layout = s.layout AND c.distribution = s.distribution"
-        " JOIN results x ON x.case_id = c.id AND x.verdict = s.verdict AND x.kind = s.kind"
+        " JOIN temp.digest_signature_rows a ON a.run_id = r.id AND a.op = s.op"
+        "  AND a.feature_level = s.feature_level AND a.input_type = s.input_type"
+        "  AND a.output_type = s.output_type AND a.indices_type = ifnull(s.indices_type, '')"
+        "  AND a.layout = s.layout AND a.distribution = s.distribution"
+        "  AND a.verdict = s.verdict AND a.kind = s.kind"
         " WHERE r.id BETWEEN ?1 AND ?2"
         " GROUP BY s.id ORDER BY s.verdict, n DESC, s.id",
-#define COVERAGE_FROM                                                                      \
-    " count(*), sum(x.verdict = 'fail') FROM cases c JOIN results x ON x.case_id = c.id" \
-    " WHERE c.run_id BETWEEN ?1 AND ?2"
-    [Q_COV_RANK] = "SELECT c.rank," COVERAGE_FROM " GROUP BY 1 ORDER BY 1",
-    [Q_COV_ELEMENTS] =
-        "SELECT CASE WHEN c.elements <= 1 THEN '1' WHEN c.elements <= 16 THEN '2-16'"
-        " WHEN c.elements <= 256 THEN '17-256' WHEN c.elements <= 4096 THEN '257-4096'"
-        " WHEN c.elements <= 65536 THEN '4097-65536' WHEN c.elements <= 1048576"
-        " THEN '65537-1048576' ELSE '> 1048576' END," COVERAGE_FROM
-        " GROUP BY 1 ORDER BY min(c.elements)",
-    [Q_COV_LAYOUT] = "SELECT c.layout," COVERAGE_FROM " GROUP BY 1",
-    [Q_COV_DISTRIBUTION] = "SELECT c.distribution," COVERAGE_FROM " GROUP BY 1",
-    [Q_COV_CLASSES] = "SELECT c.classes," COVERAGE_FROM " GROUP BY 1",
-    /* Parameter coverage: each operator's module reads its own rows (op_case_from_params). */
-    [Q_COV_PARAMS] =
-        "SELECT c.op, c.params, c.input_sizes, c.output_sizes," COVERAGE_FROM " GROUP BY 1, 2, 3, 4",
-#undef COVERAGE_FROM
-    /* NaN-policy fingerprints (schema version 4): per backend and device, operator and float
-     * input type, the cases with a fingerprint and how many each policy explains (one column
-     * per bit of nan_policies.h).  A case that fails for a judged reason is left out (its
-     * answer is wrong for a reason that has nothing to do with NaN: a tie rule, a stride) and
-     * counted in the last column, so the report can say so. */
-    [Q_NAN_PRINTS] =
-        "SELECT subject, op, input_type, count(np), sum(np & 1 != 0), sum(np & 2 != 0),"
-        " sum(np & 4 != 0), sum(np & 8 != 0), sum(np & 16 != 0), sum(left_out) FROM"
-        " (SELECT r.backend || ifnull(' on ' || nullif(d.device, ''), '') AS subject, c.op,"
-        "  c.input_type, CASE WHEN x.verdict = 'fail' THEN NULL ELSE x.nan_policies END AS np,"
-        "  x.verdict = 'fail' AND x.nan_policies IS NOT NULL AS left_out"
-        "  FROM cases c JOIN results x ON x.case_id = c.id JOIN runs r ON r.id = c.run_id"
-        "  LEFT JOIN devices d ON d.id = r.device_id"
-        "  WHERE c.run_id BETWEEN ?1 AND ?2 AND c.input_type IN ('FLOAT32', 'FLOAT16')"
-        "   AND x.verdict <> 'skip')"
-        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
 };
-_Static_assert(NAN_POLICY_COUNT == 5 && FAMILY_NAN_POLICIES == 5, "Q_NAN_PRINTS and families_nan_cases sum one column per NaN policy");
 
 typedef struct reader {
     sqlite3 *db;
     int version; /* the file's schema version */
     sqlite3_stmt *stmt[Q_COUNT];
     const char *path;
+    reader_digest *digest; /* the range's cases read once (reader_scan) */
 } reader;
 
 static void db_close(reader *d)
 {
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(d->stmt[i]);
+    digest_free(d->digest, d->db);
     sqlite3_close(d->db);
     memset(d, 0, sizeof *d);
 }
@@ -391,22 +345,32 @@ bool reader_runs(reader *d, const reader_range *range,
     return !failed;
 }
 
+bool reader_scan(reader *d, const reader_range *range,
+                 bool (*each)(void *ctx, const reader_params *row, dmlc_error *err), void *ctx,
+                 dmlc_error *err)
+{
+    /* Statements stepped part-way would hold a read across the temporary tables' creation. */
+    for (int q = 0; q < Q_COUNT; q++)
+        sqlite3_reset(d->stmt[q]);
+    digest_free(d->digest, d->db);
+    d->digest = digest_read(d->db, d->path, d->version, range->lo, range->hi, each, ctx, err);
+    return d->digest != NULL;
+}
+
+/* The range's digest, read now when no scan read it. */
+static const reader_digest *digested(reader *d, const reader_range *range, dmlc_error *err)
+{
+    if (!digest_covers(d->digest, range->lo, range->hi) && !reader_scan(d, range, NULL, NULL, err))
+        return NULL;
+    return d->digest;
+}
+
 bool reader_cells(reader *d, const reader_range *range,
                   bool (*each)(void *ctx, const reader_cell *row, dmlc_error *err), void *ctx,
                   dmlc_error *err)
 {
-    bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_CELLS, range, err);
-    if (!s)
-        return false;
-    while (next_row(d, s, &failed, err)) {
-        reader_cell row = { cell_key(s), col_u64(s, 5), col_u64(s, 6), col_u64(s, 7),
-                            col_u64(s, 8), col_u64(s, 9), col_u64(s, 10),
-                            sqlite3_column_double(s, 11) * 1e-6 };
-        if (!each(ctx, &row, err))
-            return false;
-    }
-    return !failed;
+    const reader_digest *g = digested(d, range, err);
+    return g && digest_cells(g, each, ctx, err);
 }
 
 bool reader_skips(reader *d, const reader_range *range,
@@ -414,7 +378,7 @@ bool reader_skips(reader *d, const reader_range *range,
                   dmlc_error *err)
 {
     bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_CELL_SKIPS, range, err);
+    sqlite3_stmt *s = digested(d, range, err) ? walk(d, Q_CELL_SKIPS, range, err) : NULL;
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {
@@ -469,7 +433,7 @@ bool reader_signatures(reader *d, const reader_range *range,
                        void *ctx, dmlc_error *err)
 {
     bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_SIGNATURES, range, err);
+    sqlite3_stmt *s = digested(d, range, err) ? walk(d, Q_SIGNATURES, range, err) : NULL;
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {
@@ -486,38 +450,8 @@ bool reader_coverage_of(reader *d, const reader_range *range, reader_dimension d
                         bool (*each)(void *ctx, const reader_coverage *row, dmlc_error *err),
                         void *ctx, dmlc_error *err)
 {
-    static const reader_query of[] = { [READER_RANK] = Q_COV_RANK,
-                                       [READER_ELEMENTS] = Q_COV_ELEMENTS,
-                                       [READER_LAYOUT] = Q_COV_LAYOUT,
-                                       [READER_DISTRIBUTION] = Q_COV_DISTRIBUTION,
-                                       [READER_CLASSES] = Q_COV_CLASSES };
-    bool failed = false;
-    sqlite3_stmt *s = walk(d, of[dimension], range, err);
-    if (!s)
-        return false;
-    while (next_row(d, s, &failed, err)) {
-        reader_coverage row = { col_text(s, 0), col_u64(s, 1), col_u64(s, 2) };
-        if (!each(ctx, &row, err))
-            return false;
-    }
-    return !failed;
-}
-
-bool reader_params_coverage(reader *d, const reader_range *range,
-                            bool (*each)(void *ctx, const reader_params *row, dmlc_error *err),
-                            void *ctx, dmlc_error *err)
-{
-    bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_COV_PARAMS, range, err);
-    if (!s)
-        return false;
-    while (next_row(d, s, &failed, err)) {
-        reader_params row = { col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3),
-                              col_u64(s, 4), col_u64(s, 5) };
-        if (!each(ctx, &row, err))
-            return false;
-    }
-    return !failed;
+    const reader_digest *g = digested(d, range, err);
+    return g && digest_coverage(g, dimension, each, ctx, err);
 }
 
 bool reader_nan_prints(reader *d, const reader_range *range,
@@ -526,19 +460,8 @@ bool reader_nan_prints(reader *d, const reader_range *range,
 {
     if (d->version < 4) /* recorded since schema version 4 */
         return true;
-    bool failed = false;
-    sqlite3_stmt *s = walk(d, Q_NAN_PRINTS, range, err);
-    if (!s)
-        return false;
-    while (next_row(d, s, &failed, err)) {
-        reader_nan_print row = { col_text(s, 0), col_text(s, 1), col_text(s, 2), col_u64(s, 3), { 0 },
-                                 col_u64(s, 4 + NAN_POLICY_COUNT) };
-        for (unsigned p = 0; p < NAN_POLICY_COUNT; p++)
-            row.explained[p] = col_u64(s, 4 + (int)p);
-        if (!each(ctx, &row, err))
-            return false;
-    }
-    return !failed;
+    const reader_digest *g = digested(d, range, err);
+    return g && digest_nan_prints(g, each, ctx, err);
 }
 
 bool reader_families(reader *d, const reader_range *range, family_list *out, dmlc_error *err)

@@ -1,8 +1,9 @@
 /*
  * reader.h: the read side of a results database (schema.sql), for `dmlcheck report`.  The
- * file is opened read-only and only read; every statement lives in reader.c, so the reports
- * layer sees rows, never SQL.  A selection is a range of run ids; each reader_* walk calls
- * `each` once per row, in the order the report lists them, with text that lives until
+ * file is opened read-only and only read (a report's temporary tables live in SQLite's temp
+ * schema, never in the file); every statement lives in reader.c and reader_digest.c, so the
+ * reports layer sees rows, never SQL.  A selection is a range of run ids; each reader_* walk
+ * calls `each` once per row, in the order the report lists them, with text that lives until
  * `each` returns ("" for NULL, never NULL).  A walk stops at the first `each` that returns
  * false, whose err it returns.
  */
@@ -129,16 +130,20 @@ bool reader_coverage_of(reader *r, const reader_range *range, reader_dimension d
                         bool (*each)(void *ctx, const reader_coverage *row, dmlc_error *err),
                         void *ctx, dmlc_error *err);
 
-/* Cases grouped by operator, parameters (JSON) and sizes (JSON arrays), for the operator
- * modules' own coverage (op_case_from_params). */
+/* One case's operator, parameters (JSON) and sizes (JSON arrays), for the operator modules'
+ * own coverage (op_case_from_params); cases is 1, failed 1 for a judged failure. */
 typedef struct reader_params {
     const char *op, *params, *input_sizes, *output_sizes;
     uint64_t cases, failed;
 } reader_params;
 
-bool reader_params_coverage(reader *r, const reader_range *range,
-                            bool (*each)(void *ctx, const reader_params *row, dmlc_error *err),
-                            void *ctx, dmlc_error *err);
+/* Reads the range's cases once (results/reader_digest.h), handing each case's descriptor to
+ * `each` when it is not NULL; reader_cells, reader_skips, reader_signatures,
+ * reader_coverage_of and reader_nan_prints then answer from what it read.  A walk of a range
+ * not read yet reads it first, without descriptors. */
+bool reader_scan(reader *r, const reader_range *range,
+                 bool (*each)(void *ctx, const reader_params *row, dmlc_error *err), void *ctx,
+                 dmlc_error *err);
 
 /* NaN-policy fingerprints (schema version 4; none before): per backend and device, operator
  * and float input type, the cases with a fingerprint and how many each policy explains. */

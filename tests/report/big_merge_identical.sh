@@ -8,8 +8,10 @@
 # data/big_merge_fixture.sha256 holds the SHA-256 of each report `main` ac19c9e wrote of it
 # (--deterministic; --run 1, --run 2, --all; md, html, junit; rewritten for two intended
 # changes since: multi-axis failure cards, NaN cases another bug changed left out of the
-# fingerprint): the reports are 2.7 MB, too big
-# to keep as goldens.  After an intended change to a report, write the digests again:
+# fingerprint): the reports are 2.7 MB, too big to keep as goldens.  Each selection is also
+# written in every format by one report with three -o (issue 22, item 5a): each file must
+# equal the single-format report.  After an intended change to a report, write the digests
+# again:
 #   DMLCHECK_REGEN_GOLDEN=1 meson test -C BUILD report_big_merge_identical
 # Usage: big_merge_identical.sh DMLCHECK DATA_DIR SQLITE3.  Prints TAP.
 set -u
@@ -34,6 +36,13 @@ for sel in run1 run2 all; do
         rc=$?
         [ $rc -le 1 ] || { echo "Bail out! report $opt --format $format exited $rc: $(cat "$tmp/err")"; exit 1; }
     done
+    # Every format from one read of the database (issue 22, item 5a), each from -o's extension.
+    mkdir -p "$tmp/multi"
+    # shellcheck disable=SC2086
+    "$dmlcheck" report --db "$tmp/fixture.sqlite" --deterministic $opt -o "$tmp/multi/$sel.md" \
+        -o "$tmp/multi/$sel.html" -o "$tmp/multi/$sel.xml" 2>"$tmp/err"
+    rc=$?
+    [ $rc -le 1 ] || { echo "Bail out! report $opt with three -o exited $rc: $(cat "$tmp/err")"; exit 1; }
 done
 if [ -n "${DMLCHECK_REGEN_GOLDEN:-}" ]; then
     (cd "$tmp/out" && sha256sum -- *) >"$data/big_merge_fixture.sha256"
@@ -41,7 +50,7 @@ if [ -n "${DMLCHECK_REGEN_GOLDEN:-}" ]; then
     exit 0
 fi
 n=$(wc -l <"$data/big_merge_fixture.sha256")
-echo "1..$n"
+echo "1..$((n + 9))"
 i=0
 while read -r want name; do
     i=$((i + 1))
@@ -56,3 +65,19 @@ while read -r want name; do
              "$( [ "$1" = all ] && echo --all || echo "--run ${1#run}")" "--format $2"
     fi
 done <"$data/big_merge_fixture.sha256"
+for sel in run1 run2 all; do
+    for format in md html junit; do
+        i=$((i + 1))
+        multi=$sel.$format
+        [ $format = junit ] && multi=$sel.xml
+        if cmp -s "$tmp/out/$sel.$format" "$tmp/multi/$multi"; then
+            echo "ok $i - $sel: -o $multi of one report with three -o equals --format $format alone"
+        else
+            echo "not ok $i - $sel: -o $multi of one report with three -o differs from --format $format alone"
+            echo "# replay: gzip -dc $data/big_merge_fixture.sql.gz | sqlite3 fixture.sqlite &&" \
+                 "$dmlcheck report --db fixture.sqlite --deterministic" \
+                 "$( [ "$sel" = all ] && echo --all || echo "--run ${sel#run}")" \
+                 "-o $sel.md -o $sel.html -o $sel.xml"
+        fi
+    done
+done

@@ -4,7 +4,8 @@
 #     levels and the one whose rules it has, instead of running and printing 3_0's results;
 #     a tested level runs;
 #   - `report` without -o on a terminal prints a dozen lines (the verdicts, how to write the
-#     report), not thousands; into a pipe or with -o it writes the whole report.
+#     report), not thousands; into a pipe or with -o it writes the whole report;
+#   - several -o from one read of the database (issue 22, item 5a) pair with --format's list.
 # Usage: papercuts.sh DMLCHECK.  Prints TAP.
 set -u
 dmlcheck=$1
@@ -27,4 +28,16 @@ check "pipe_gets_the_whole_report" eval 'rc_is 0 && [ $(wc -l <"$tmp/out") -gt 4
 DMLCHECK_REPORT_TTY=1 "$dmlcheck" report --db "$tmp/fl.sqlite" -o "$tmp/r.md" >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"
 check "o_writes_the_whole_report" eval 'rc_is 0 && [ $(wc -l <"$tmp/r.md") -gt 40 ]'
+# Issue 22, item 5a: several formats from one read; a list that does not pair with the -o
+# files is refused, naming what is wrong.
+run report --db "$tmp/fl.sqlite" --format html,junit -o "$tmp/m.out" -o "$tmp/j.out"
+check "format_list_pairs_with_each_o" eval 'rc_is 0 && grep -q "<!DOCTYPE html>" "$tmp/m.out" && grep -q "<testsuites" "$tmp/j.out"'
+run report --db "$tmp/fl.sqlite" --format html,md -o "$tmp/x.html"
+check "format_list_longer_than_o_refused" eval 'rc_is 2 && err_has "--format names 2 formats for 1 -o file"'
+run report --db "$tmp/fl.sqlite" --format html -o "$tmp/a.html" -o "$tmp/b.md"
+check "one_format_for_two_o_refused" eval 'rc_is 2 && err_has "one --format for 2 -o files"'
+run report --db "$tmp/fl.sqlite" --format html,pdf -o "$tmp/a.html" -o "$tmp/b.pdf"
+check "unknown_format_in_list_refused" eval "rc_is 2 && err_has \"not 'pdf'\""
+run report --db "$tmp/fl.sqlite" -o "$tmp/a.md" -o "$tmp/a.md"
+check "same_o_twice_refused" eval 'rc_is 2 && err_has "given twice"'
 finish
