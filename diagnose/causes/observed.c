@@ -47,17 +47,20 @@ static uint64_t lowest_seed_bits(DML_TENSOR_DATA_TYPE t)
     return t == DML_TENSOR_DATA_TYPE_FLOAT32 ? probe_value_bits(t, -FLT_MAX) : dtype_lowest_bits(t);
 }
 
-/* The seed indexed as the first element of the plane the window's first candidate lies in,
- * on the path with an indices output only: without one (a probe that drops it) the cause
- * says nothing, and the value seed there is best_seeded_with_lowest_finite's.  A window with
- * no real element names no plane here (D7 leaves it open anyway). */
+/* The seed indexed as the first element of the output's N, C plane, on the path with an
+ * indices output only: without one (a probe that drops it) the cause says nothing, and the
+ * value seed there is best_seeded_with_lowest_finite's.  A window wholly in padding answers
+ * the seed too (OpenVINO: FLOAT32 -FLT_MAX at the plane's first index), which D7 leaves open:
+ * no evidence, but what makes such a failing case this cause's candidate. */
 static bool plane_start_seed(const scan_env *e, const scan_item *first, scan_item *best)
 {
-    if (!e->seen->indices.present || !first || first->padding)
+    (void)first;
+    const dml_case *c = e->seen;
+    if (!c->indices.present)
         return false;
-    uint64_t plane = plane_elements(e->seen);
-    *best = (scan_item){ .index = first->index - first->index % plane,
-                         .bits = lowest_seed_bits(e->seen->input.type) };
+    uint64_t n = e->out[0], channel = e->out[channel_axis(c)];
+    *best = (scan_item){ .index = (n * c->input.sizes[channel_axis(c)] + channel) * plane_elements(c),
+                         .bits = lowest_seed_bits(c->input.type) };
     best->key = scan_final_key(e, scan_spec_number_key(e, best->bits, &best->is_nan), false);
     return true;
 }

@@ -33,7 +33,7 @@
  *                                                                   uint64_read_as_int32
  *   bug=pad_window_zero  a window wholly in padding writes 0 and index 0 (OpenVINO's INT16
  *                        MaxPool): unspecified (D7), so no cause may be confirmed from it
- *   bug=seed_plane_start pooling with indices: a window with an element starts at the lowest
+ *   bug=seed_plane_start pooling with indices: the running best starts at the type's lowest
  *                        (FLOAT32 -FLT_MAX) indexed at the plane's first element (OpenVINO)
  *                                                                   best_seeded_at_plane_start
  *   bug=int_via_f32      32/64-bit integer pooling without indices rounded through float32
@@ -404,11 +404,9 @@ static void pool_one(const context *ctx, const op *o, const dmlcheck_buffers *b,
     best_start(ctx, o, bst, UINT64_MAX);
     if (o->has_idx && planted(ctx, BUG_SEED_PLANE_START))
         plane_start_seed(ctx, o, oc, bst);
-    bool some_inside = false;
     for (uint64_t k = 0; k < taps; k++) { /* row-major: the first of equals wins (D3) */
         uint32_t ic[DML_MAX_RANK];
         bool inside = window_coords(ctx, o, oc, k, ic);
-        some_inside |= inside;
         if (!inside && !planted(ctx, BUG_PAD_LOWEST))
             continue; /* D7: padding never wins */
         uint64_t off = 0;
@@ -417,8 +415,6 @@ static void pool_one(const context *ctx, const op *o, const dmlcheck_buffers *b,
         uint64_t bits = inside ? dtype_load_bits(b->input, o->in.type, off) : dtype_lowest_bits(o->in.type);
         best_offer(ctx, o, bst, bits, inside ? pool_index(ctx, o, ic, k) : UINT64_MAX, planted(ctx, BUG_TIES));
     }
-    if (!some_inside && planted(ctx, BUG_SEED_PLANE_START))
-        best_start(ctx, o, bst, UINT64_MAX); /* no element: D7's answer, the cause says none */
 }
 
 static void run_pooling(const context *ctx, const op *o, const dmlcheck_buffers *b)
