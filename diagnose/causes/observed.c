@@ -10,7 +10,6 @@
 
 #include "cause.h"
 #include "dtype.h"
-#include "op_module.h"
 #include "probe.h"
 
 /* Elements of one N, C plane of c's input: the spatial sizes' product. */
