@@ -179,16 +179,19 @@ static void write_element(const scan_env *e, const scan_variant *v, uint64_t log
         dtype_store_bits(out->indices, c->indices.type, output_offset(e, v, &c->indices, logical), index);
 }
 
-static bool scan_all(const scan_env *e, const scan_variant *v, case_outputs *out, dmlc_error *err)
+static bool scan_all(const scan_env *whole, const scan_variant *v, case_outputs *out, dmlc_error *err)
 {
-    const dml_case *c = e->seen;
+    const dml_case *c = whole->seen;
     const op_module *m = case_module(c);
     tensor_view out_view;
     case_tensor_view(&c->output, &out_view);
+    scan_env element = *whole;
+    const scan_env *e = &element;
     gather g = { .v = v, .e = e };
     for (uint64_t logical = 0; logical < out_view.elements; logical++) {
         uint32_t coords[DML_MAX_RANK];
         tensor_view_coords(&out_view, logical, coords);
+        element.out = coords;
         if (v->written && !v->written(e, logical, coords))
             continue; /* the canary stays */
         g.count = 0;

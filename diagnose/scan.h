@@ -41,6 +41,8 @@ typedef struct scan_env {
     bool minimize;             /* ARGMIN */
     bool decreasing;           /* ARGMIN/ARGMAX DECREASING */
     bool pooling;              /* the family with windows (output holds values) */
+    const uint32_t *out;       /* the coordinates of the output element being scanned (its
+                                * N, C plane for a window with no candidate) */
 } scan_env;
 
 /* Every hook may be NULL: the spec's step.  Each catalogue entry fills the ones its root

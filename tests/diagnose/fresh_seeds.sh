@@ -30,7 +30,8 @@ ties:tie_direction_flipped window_index:pool_index_within_window
 out_index:pool_index_from_output_strides idx_strides:indices_strides_ignored
 stride0:zero_stride_read_as_packed pad_lowest:padding_as_lowest_value
 dilation_w:dilation_ignored_last_axis stride_w:window_stride_ignored_last_axis
-ceil:ceil_output_never_written launch64:outputs_rounded_down_64 pad_window_zero:-"
+ceil:ceil_output_never_written launch64:outputs_rounded_down_64 pad_window_zero:-
+seed_plane_start:best_seeded_at_plane_start int_via_f32:integers_pooled_as_float32"
 
 wrong_total=0
 one() { # PLUGIN_NAME SO TYPES BUG CAUSE SEED

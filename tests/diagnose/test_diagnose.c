@@ -94,6 +94,9 @@ static const planted_bug typed_bugs[] = {
     { "stride_w", "window_stride_ignored_last_axis", POOL_OPS, ALL_TYPES, NULL },
     { "ceil", "ceil_output_never_written", POOL_OPS, ALL_TYPES, NULL },
     { "launch64", "outputs_rounded_down_64", ARG_OPS | POOL_OPS, ALL_TYPES, NULL },
+    { "seed_plane_start", "best_seeded_at_plane_start", POOL_OPS, ALL_TYPES, NULL },
+    { "int_via_f32", "integers_pooled_as_float32", POOL_OPS,
+      TYPE(INT32) | TYPE(UINT32) | TYPE(INT64) | TYPE(UINT64), NULL },
 };
 
 typedef struct opened {

@@ -33,8 +33,15 @@
  *                                                                   uint64_read_as_int32
  *   bug=pad_window_zero  a window wholly in padding writes 0 and index 0 (OpenVINO's INT16
  *                        MaxPool): unspecified (D7), so no cause may be confirmed from it
+ *   bug=seed_plane_start pooling with indices: the running best starts at the type's lowest
+ *                        (FLOAT32 -FLT_MAX) indexed at the plane's first element (OpenVINO)
+ *                                                                   best_seeded_at_plane_start
+ *   bug=int_via_f32      32/64-bit integer pooling without indices rounded through float32
+ *                        with 2+ channels or padding >= the window (OpenVINO)
+ *                                                                   integers_pooled_as_float32
  * Built for tests only: it links dmlcheck's model for descriptors and element bits.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +59,7 @@
     X(OUT_INDEX, "out_index") X(IDX_STRIDES, "idx_strides") X(STRIDE0, "stride0")              \
     X(PAD_LOWEST, "pad_lowest") X(DILATION_W, "dilation_w") X(STRIDE_W, "stride_w")            \
     X(CEIL, "ceil") X(LAUNCH64, "launch64") X(PAD_WINDOW_ZERO, "pad_window_zero")         \
-    X(U64_AS_I32, "u64_as_i32")
+    X(U64_AS_I32, "u64_as_i32") X(SEED_PLANE_START, "seed_plane_start") X(INT_VIA_F32, "int_via_f32")
 
 typedef enum bug {
 #define X(id, name) BUG_##id,
@@ -340,11 +347,53 @@ static bool floor_output(const context *ctx, const op *o, const uint32_t *oc)
     return true;
 }
 
+/* bug=int_via_f32: whether OpenVINO's float32 path is taken: 32/64-bit integers without an
+ * indices output, with two or more channels or padding at least the window's size. */
+static bool through_float32(const context *ctx, const op *o)
+{
+    DML_TENSOR_DATA_TYPE t = o->in.type;
+    if (!planted(ctx, BUG_INT_VIA_F32) || dtype_is_float(t) || dtype_size(t) < 4 || o->has_idx)
+        return false;
+    bool padded = false;
+    for (unsigned s = 0; s < o->c.spatial_count; s++)
+        padded |= o->c.start_padding[s] >= o->c.window[s] || o->c.end_padding[s] >= o->c.window[s];
+    return o->in.sizes[1] >= 2 || padded;
+}
+
+/* An integer held in a float32 (nearest, ties to even), saturated at the largest float32 the
+ * type holds, and stored back. */
+static uint64_t float32_held(DML_TENSOR_DATA_TYPE t, uint64_t bits)
+{
+    unsigned width = dtype_size(t) * 8;
+    bool is_signed = dtype_is_signed_int(t);
+    float f = is_signed ? (float)sign_extend(bits, width) : (float)bits;
+    float highest = nextafterf(ldexpf(1.0f, (int)width - is_signed), 0.0f);
+    f = f > highest ? highest : f;
+    return (is_signed ? (uint64_t)(int64_t)f : (uint64_t)f) & type_mask(t);
+}
+
 /* The bits written for the winner: bug=ftz flushes a denormal result as well. */
 static uint64_t pooled_bits(const context *ctx, const op *o, uint64_t bits)
 {
     DML_TENSOR_DATA_TYPE t = o->in.type;
+    if (through_float32(ctx, o))
+        return float32_held(t, bits);
     return planted(ctx, BUG_FTZ) && dtype_is_float(t) ? flushed(t, bits) : bits;
+}
+
+/* bug=seed_plane_start: with an indices output, a running best of the type's lowest value
+ * (FLOAT32 -FLT_MAX, FLOAT16 -inf, an integer's minimum) at the first element of the output's
+ * N, C plane, which only a greater element replaces (OpenVINO's MaxPool-8). */
+static void plane_start_seed(const context *ctx, const op *o, const uint32_t *oc, best *bst)
+{
+    DML_TENSOR_DATA_TYPE t = o->in.type;
+    uint64_t plane = 1;
+    for (unsigned s = 0; s < o->c.spatial_count; s++)
+        plane *= o->in.sizes[2 + s];
+    bst->found = true;
+    bst->bits = t == DML_TENSOR_DATA_TYPE_FLOAT32 ? float_to_bits(-FLT_MAX) : dtype_lowest_bits(t);
+    bst->value = load_number(ctx, t, bst->bits);
+    bst->index = ((uint64_t)oc[0] * o->in.sizes[1] + oc[1]) * plane;
 }
 
 static void pool_one(const context *ctx, const op *o, const dmlcheck_buffers *b, const uint32_t *oc, best *bst)
@@ -353,6 +402,8 @@ static void pool_one(const context *ctx, const op *o, const dmlcheck_buffers *b,
     for (unsigned s = 0; s < o->c.spatial_count; s++)
         taps *= o->c.window[s];
     best_start(ctx, o, bst, UINT64_MAX);
+    if (o->has_idx && planted(ctx, BUG_SEED_PLANE_START))
+        plane_start_seed(ctx, o, oc, bst);
     for (uint64_t k = 0; k < taps; k++) { /* row-major: the first of equals wins (D3) */
         uint32_t ic[DML_MAX_RANK];
         bool inside = window_coords(ctx, o, oc, k, ic);
