@@ -699,6 +699,19 @@ static bool drop_family_cases(const reader *rd, bool ok)
     return drop_family_tables(&quiet) && ok;
 }
 
+/* Whether the range holds a failure a family is made of: a run without one (the common case
+ * of a long run) needs none of the tables every family reads, which cost a JSON walk a case. */
+static bool has_failures(const reader *rd, bool *found)
+{
+    sqlite3_stmt *s = prepare(rd, "SELECT 1 FROM cases c JOIN results r ON r.case_id = c.id"
+                              " WHERE c.run_id BETWEEN ?1 AND ?2 AND r.kind IS NOT NULL"
+                              " AND r.verdict IN ('fail', 'unspecified') LIMIT 1", NULL);
+    bool failed = !s;
+    *found = s && step(rd, s, &failed);
+    sqlite3_finalize(s);
+    return !failed;
+}
+
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
     reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
@@ -711,6 +724,11 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         || !has_column(&rd, "signatures", "cause", &rd.has_cause))
         return false;
     *out = (family_list){ 0 };
+    bool any = false;
+    if (!has_failures(&rd, &any))
+        return false;
+    if (!any)
+        return true;
     if (!fill_family_cases(&rd))
         return false;
     sqlite3_stmt *s = prepare(&rd, "SELECT CASE WHEN c.kind IN " PROCESS_KINDS " THEN '*' ELSE"
