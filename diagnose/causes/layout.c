@@ -79,6 +79,9 @@ static bool index16_shape(dml_case *probe)
     for (unsigned d = 0; d < rank; d++)
         sizes[d] = 1;
     if (case_module(probe)->output_is_index) {
+        /* DECREASING, where rank_narrowed_16_from_scan_start (the same answers under
+         * INCREASING) returns this late winner's index right. */
+        probe->direction = DML_AXIS_DIRECTION_DECREASING;
         sizes[probe->axes[0]] = INDEX16_PROBE;
         return probe_resize(probe, sizes);
     }
