@@ -80,10 +80,10 @@ const cause cause_rank_narrowed_16_from_scan_start = {
 
 /* Equal values from different chunks ordered by their rank within their chunk: the lower
  * rank wins (DECREASING: the higher, the later of equal ranks).  Within one chunk that is the
- * reduction's order, the spec's. */
+ * reduction's order, the spec's.  Two NaNs tie as well (a row of NaNs: unspecified, D4). */
 static bool merge_by_chunk_rank(const scan_env *e, const scan_item *cand, const scan_item *best)
 {
-    if (cand->is_nan || best->is_nan || cand->key != best->key || reduction_length(e->seen) <= MERGE_CHUNK)
+    if (cand->is_nan != best->is_nan || cand->key != best->key || reduction_length(e->seen) <= MERGE_CHUNK)
         return scan_spec_replaces(e, cand, best);
     uint64_t rank = cand->index % MERGE_CHUNK, best_rank = best->index % MERGE_CHUNK;
     return e->decreasing ? rank >= best_rank : rank < best_rank;
