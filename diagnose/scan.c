@@ -168,6 +168,8 @@ static void write_element(const scan_env *e, const scan_variant *v, uint64_t log
     uint64_t index = !winner ? UINT64_MAX
                    : v->index_of && winner->index != UINT64_MAX ? v->index_of(e, winner)
                    : winner->index;
+    if (v->stored_index)
+        index = v->stored_index(e, index);
     if (!e->pooling) {
         dtype_store_bits(out->output, c->output.type, output_offset(e, v, &c->output, logical), index);
         return;
@@ -265,7 +267,7 @@ bool scan_predict(const scan_variant *v, const dml_case *probe, const exec_optio
     } while (0)
 
 /* A hook added to scan_variant must be composed too. */
-_Static_assert(sizeof(scan_variant) == 11 * sizeof(void (*)(void)),
+_Static_assert(sizeof(scan_variant) == 12 * sizeof(void (*)(void)),
                "scan_variant_compose names every hook");
 
 bool scan_variant_compose(const scan_variant *a, const scan_variant *b, scan_variant *out)
@@ -282,5 +284,6 @@ bool scan_variant_compose(const scan_variant *a, const scan_variant *b, scan_var
     COMPOSE_HOOK(value_of);
     COMPOSE_HOOK(output_offset);
     COMPOSE_HOOK(written);
+    COMPOSE_HOOK(stored_index);
     return true;
 }

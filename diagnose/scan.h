@@ -77,6 +77,9 @@ struct scan_variant {
     /* Whether output element `logical` (at output coordinates `out`) is written at all (spec:
      * every one); one never written keeps the canary the outputs were filled with. */
     bool (*written)(const scan_env *e, uint64_t logical, const uint32_t *out);
+    /* The index as the implementation's storage holds it, applied to every index written,
+     * all ones for no element included (spec: the index as it is). */
+    uint64_t (*stored_index)(const scan_env *e, uint64_t index);
 };
 
 /* The spec's steps, for hooks that change only part of one. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "op_module.h"
 #include "run_internal.h"
 
@@ -116,6 +117,7 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
 {
     if (!r->o->diagnose)
         return true;
+    double start = clock_seconds();
     for (size_t i = 0; i < r->sig_count && !runner_stop_raised(r->o) && !session_broken(r->s); i++) {
         seen_signature *s = &r->sigs[i];
         if (!s->is_new || !mismatch_kind_from_outputs(s->kind) || family_diagnosed(r, i))
@@ -123,9 +125,8 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
         if (!diagnose_signature(r, s, err))
             return false;
     }
-    if (!r->o->quiet && session_probes_asked(r->s))
-        fprintf(r->o->out, "diagnosis: %" PRIu64 " probes asked of the backend\n",
-                session_probes_asked(r->s));
+    r->rep->probes = session_probes_asked(r->s); /* the summary says them (run_summary.c) */
+    r->rep->diagnosis_seconds += clock_seconds() - start;
     return true;
 }
 

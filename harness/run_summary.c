@@ -128,6 +128,10 @@ void runner_print_summary(runner *r)
             "its writer thread, the run waited for it %.1f%%)%s\n", rep->cases, rep->seconds,
             (double)rep->cases / wall, 100 * rep->store_seconds / wall,
             100 * rep->store_wait_seconds / wall, rep->interrupted ? ", interrupted" : "");
+    if (rep->probes)
+        fprintf(f, "diagnosis: %" PRIu64 " probes asked of the backend in %.2f s after the case loop "
+                "(%.1f%% of its wall time)\n", rep->probes, rep->diagnosis_seconds,
+                100 * rep->diagnosis_seconds / wall);
     if (rep->cases)
         fprintf(f, "cpu: dmlcheck %.1f us/case, worker %.1f us/case (backend included)\n",
                 1e6 * rep->parent_cpu_s / (double)rep->cases, 1e6 * rep->worker_cpu_s / (double)rep->cases);

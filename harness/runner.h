@@ -88,6 +88,8 @@ typedef struct runner_report {
     double store_seconds;                   /* inside SQLite, on the writer thread (overlaps) */
     double store_wait_seconds;              /* of the wall time, waiting for the writer */
     double parent_cpu_s, worker_cpu_s;      /* CPU time of this process and of the workers */
+    uint64_t probes;                        /* asked of the backend to diagnose new families */
+    double diagnosis_seconds;               /* wall time of that, after the case loop */
     bool interrupted;
 } runner_report;
 

@@ -57,7 +57,9 @@ const cause cause_tie_direction_flipped = {
                 "(DECREASING) (D3)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .variant = { .replaces = tie_flipped_replaces },
-    .plan = { .fill = fill_ties },
+    /* Equal values look alike: a pooling probe asks for the indices (a case without them
+     * fails only on a tie of +0 and -0, which fill_ties never plants). */
+    .plan = { .indices = PROBE_INDICES_ADD, .fill = fill_ties },
 };
 
 /* ---- signed_zero_not_tied ----------------------------------------------------------- */
@@ -214,12 +216,21 @@ static void fill_losing_side_of_zero(prng *p, dml_case *probe)
         probe_fill_pool(p, probe, signed_pool, sizeof signed_pool / sizeof signed_pool[0]);
 }
 
+/* Pooling of an unsigned type starts from 0 as its lowest value: best_seeded_with_type_min
+ * names that bug there (the two predict the same answer on every such probe). */
+static bool not_unsigned_pooling(const dml_case *c)
+{
+    return case_module(c)->output_is_index || dtype_get(c->input.type)->kind != DTYPE_KIND_UNSIGNED;
+}
+
 const cause cause_best_seeded_with_zero = {
     .id = "best_seeded_with_zero",
     .sentence = "The running best starts at 0 with an unset index instead of at the first "
                 "element, so rows of negative numbers (ARGMIN: positive) return the unset index "
-                "and pooling returns 0",
+                "and pooling returns 0 (pooling of an unsigned type: named "
+                "best_seeded_with_type_min, 0 being its lowest value)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
+    .applies = not_unsigned_pooling,
     .variant = { .seed = zero_seed },
     .plan = { .shape = without_padding, .fill = fill_losing_side_of_zero },
 };
@@ -247,8 +258,9 @@ static void fill_type_min(prng *p, dml_case *probe)
 const cause cause_best_seeded_with_type_min = {
     .id = "best_seeded_with_type_min",
     .sentence = "The pooling running best starts at the type's lowest value (-inf, the minimum "
-                "integer) with no index, so a window whose maximum is that value (or holds only "
-                "NaNs) returns the seed's index, all ones, instead of its first element's",
+                "integer; on an unsigned type 0, where this is also a best seeded with 0) with no "
+                "index, so a window whose maximum is that value (or holds only NaNs) returns the "
+                "seed's index, all ones, instead of its first element's",
     .families = CAUSE_POOLING,
     .variant = { .seed = type_min_seed },
     .plan = { .indices = PROBE_INDICES_ADD, .shape = without_padding, .fill = fill_type_min },

@@ -46,6 +46,26 @@ static bool windows_inside_too(dml_case *probe)
     return probe_resize(probe, sizes);
 }
 
+/* A padding value that only ties the window's elements (0 on an unsigned type, the minimum
+ * of a signed one) shows in the index alone: the probe asks for the indices, and a padding
+ * winner (met before an equal element) is predicted to write all ones, D7's index of no
+ * element (an implementation writing another index there stays unconfirmed: explained means
+ * bit-exact). */
+static bool windows_inside_too_indexed(dml_case *probe)
+{
+    case_tensor_set(&probe->indices, DML_TENSOR_DATA_TYPE_UINT32, probe->output.rank,
+                    probe->output.sizes, NULL);
+    return windows_inside_too(probe);
+}
+
+/* Floats and signed integers: an unsigned type's lowest value is 0, where padding read as 0
+ * and as the lowest value predict the same answer on every probe; padding_as_lowest_value
+ * names that bug there. */
+static bool signed_with_padding(const dml_case *c)
+{
+    return dtype_get(c->input.type)->kind != DTYPE_KIND_UNSIGNED && has_padding(c);
+}
+
 static bool zero_padding(const scan_env *e, uint64_t *bits)
 {
     (void)e;
@@ -63,9 +83,10 @@ static void fill_mostly_negative(prng *p, dml_case *probe)
 const cause cause_padding_as_zero_value = {
     .id = "padding_as_zero_value",
     .sentence = "Padding positions are read as the value 0 and compete, so a zero beats the "
-                "window's negative elements (D7: padding never wins)",
+                "window's negative elements (D7: padding never wins; on an unsigned type, whose "
+                "lowest value is 0, this bug is named padding_as_lowest_value)",
     .families = CAUSE_POOLING,
-    .applies = has_padding,
+    .applies = signed_with_padding,
     .variant = { .padding_bits = zero_padding },
     /* The index written for a padding winner is the implementation's own: ask values only. */
     .plan = { .indices = PROBE_INDICES_DROP, .shape = windows_inside_too, .fill = fill_mostly_negative },
@@ -218,33 +239,41 @@ const cause cause_pool_index_from_output_strides = {
 
 /* ---- padding_as_lowest_value -------------------------------------------------------- */
 
-static bool float_with_padding(const dml_case *c)
-{
-    return dtype_is_float(c->input.type) && has_padding(c);
-}
-
 static bool lowest_padding(const scan_env *e, uint64_t *bits)
 {
     *bits = dtype_lowest_bits(e->seen->input.type);
     return true;
 }
 
-/* NaNs, which the padding's -inf beats under `ignore`, among -inf and numbers. */
+/* windows_inside_too; an integer's lowest value ties at most (windows_inside_too_indexed). */
+static bool lowest_padding_shape(dml_case *probe)
+{
+    return dtype_is_float(probe->input.type) ? windows_inside_too(probe) : windows_inside_too_indexed(probe);
+}
+
+/* NaNs, which the padding's -inf beats under `ignore`, among -inf and numbers.  Integers:
+ * windows of the lowest value alone (padding met first wins their tie) next to others. */
 static void fill_nans_and_lowest(prng *p, dml_case *probe)
 {
-    static const double pool[] = { NAN, -INFINITY, -NAN, -1, 2 };
-    probe_fill_pool(p, probe, pool, sizeof pool / sizeof pool[0]);
+    static const double float_pool[] = { NAN, -INFINITY, -NAN, -1, 2 };
+    static const double int_pool[] = { -INFINITY, -INFINITY, -1, 2 };
+    if (dtype_is_float(probe->input.type))
+        probe_fill_pool(p, probe, float_pool, sizeof float_pool / sizeof float_pool[0]);
+    else
+        probe_fill_pool(p, probe, int_pool, sizeof int_pool / sizeof int_pool[0]);
 }
 
 const cause cause_padding_as_lowest_value = {
     .id = "padding_as_lowest_value",
-    .sentence = "Padding positions are read as the type's lowest value (-inf) and compete, so a "
-                "window of NaNs next to padding returns -inf (D7: padding is no element)",
+    .sentence = "Padding positions are read as the type's lowest value (-inf, the minimum "
+                "integer, an unsigned type's 0) and compete, so a window of NaNs next to padding "
+                "returns -inf and a window whose elements all hold an integer's lowest value "
+                "returns the padding's index (D7: padding is no element)",
     .families = CAUSE_POOLING,
-    .applies = float_with_padding,
+    .applies = has_padding,
     .variant = { .padding_bits = lowest_padding },
-    /* A padding winner's index is the implementation's own: ask values only. */
-    .plan = { .indices = PROBE_INDICES_DROP, .shape = windows_inside_too, .fill = fill_nans_and_lowest },
+    /* A float padding winner's index is the implementation's own: ask values only. */
+    .plan = { .indices = PROBE_INDICES_DROP, .shape = lowest_padding_shape, .fill = fill_nans_and_lowest },
 };
 
 /* ---- dilation_ignored_last_axis, window_stride_ignored_last_axis -------------------- */

@@ -50,7 +50,8 @@ typedef struct planted_bug {
 #define F32 TYPE(FLOAT32)
 #define FLOATS (TYPE(FLOAT32) | TYPE(FLOAT16))
 #define UNSIGNED (TYPE(UINT8) | TYPE(UINT16) | TYPE(UINT32) | TYPE(UINT64))
-#define ALL_TYPES (FLOATS | UNSIGNED | TYPE(INT8) | TYPE(INT16) | TYPE(INT32) | TYPE(INT64))
+#define SIGNED_INTS (TYPE(INT8) | TYPE(INT16) | TYPE(INT32) | TYPE(INT64))
+#define ALL_TYPES (FLOATS | UNSIGNED | SIGNED_INTS)
 
 /* The example plug-in's root causes (examples/plugin/example_plugin.c), FLOAT32 only. */
 static const planted_bug example_bugs[] = {
@@ -71,9 +72,12 @@ static const planted_bug example_bugs[] = {
 
 /* The typed test plug-in's root causes (tests/diagnose/typed_plugin.c), on every type that
  * can show them.  bug=daz is denormals_flushed on ARGMIN/ARGMAX (no value is written there),
- * so its cases are pooling ones. */
+ * so its cases are pooling ones; bug=seed_zero's pooling of an unsigned type, where 0 is the
+ * lowest value, is best_seeded_with_type_min (docs/DIAGNOSIS.md, "Fresh seeds"). */
 static const planted_bug typed_bugs[] = {
-    { "seed_zero", "best_seeded_with_zero", ARG_OPS | POOL_OPS, ALL_TYPES, NULL },
+    { "seed_zero", "best_seeded_with_zero", ARG_OPS, ALL_TYPES, NULL },
+    { "seed_zero", "best_seeded_with_zero", POOL_OPS, FLOATS | SIGNED_INTS, NULL },
+    { "seed_zero", "best_seeded_with_type_min", POOL_OPS, UNSIGNED, NULL },
     { "seed_type_min", "best_seeded_with_type_min", POOL_OPS, ALL_TYPES, NULL },
     { "unsigned_signed", "unsigned_read_as_signed", ARG_OPS | POOL_OPS, UNSIGNED, NULL },
     { "int64_32", "int64_compared_as_32_bits", ARG_OPS | POOL_OPS, TYPE(INT64) | TYPE(UINT64), NULL },
@@ -89,7 +93,7 @@ static const planted_bug typed_bugs[] = {
     { "out_index", "pool_index_from_output_strides", POOL_OPS, ALL_TYPES, NULL },
     { "idx_strides", "indices_strides_ignored", POOL_OPS, ALL_TYPES, NULL },
     { "stride0", "zero_stride_read_as_packed", ARG_OPS | POOL_OPS, ALL_TYPES, NULL },
-    { "pad_lowest", "padding_as_lowest_value", POOL_OPS, FLOATS, NULL },
+    { "pad_lowest", "padding_as_lowest_value", POOL_OPS, ALL_TYPES, NULL },
     { "dilation_w", "dilation_ignored_last_axis", 1u << OP_MAX_POOLING2, ALL_TYPES, NULL },
     { "stride_w", "window_stride_ignored_last_axis", POOL_OPS, ALL_TYPES, NULL },
     { "ceil", "ceil_output_never_written", POOL_OPS, ALL_TYPES, NULL },
@@ -299,6 +303,67 @@ static void index16_diagnosed(tap *t, const char *plugin, diagnosis *d)
         case_free(&c);
     }
     o.vt->close(o.b);
+}
+
+/* ARGMAX of FLOAT32 along `length` elements, distinct values below 0 but for the maxima (1)
+ * at `at`: the deep winners generator version 4 draws, built by hand. */
+static bool long_argmax(UINT length, bool decreasing, const uint64_t *at, unsigned count, dml_case *c)
+{
+    UINT one = 1;
+    case_init(c);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+    c->op = OP_ARGMAX;
+    case_tensor_set(&c->input, DML_TENSOR_DATA_TYPE_FLOAT32, 1, &length, NULL);
+    case_tensor_set(&c->output, DML_TENSOR_DATA_TYPE_INT32, 1, &one, NULL);
+    c->axis_count = 1;
+    c->direction = decreasing ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING;
+    case_link(c);
+    float *values = malloc((size_t)length * sizeof *values);
+    for (uint64_t i = 0; values && i < length; i++)
+        values[i] = -(float)(i + 1);
+    for (unsigned k = 0; values && k < count; k++)
+        values[at[k]] = 1;
+    c->input_data = (uint8_t *)values;
+    dmlc_error err;
+    return values && validate_case(c, &err);
+}
+
+/* bug=rank16 (DECREASING, the winner more than 65535 from the end) and bug=merge_ties (a tie
+ * between chunks 0 and 1, the later at the lower rank in its chunk) confirmed as their causes
+ * on long reductions, which the generator's small tiers never draw. */
+static void deep_winners_diagnosed(tap *t, const char *plugin, diagnosis *d)
+{
+    static const uint64_t early[] = { 1000 }, tied[] = { 4000, 4096 + 5 };
+    static const struct {
+        const char *bug, *cause;
+        UINT length;
+        bool decreasing;
+        const uint64_t *at;
+        unsigned count;
+    } deep[] = {
+        { "rank16", "rank_narrowed_16_from_scan_start", 70000, true, early, 1 },
+        { "merge_ties", "chunk_ties_merged_by_rank", 3 * 4096, false, tied, 2 },
+    };
+    for (size_t k = 0; k < sizeof deep / sizeof deep[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "plugin:%s,bug=%s", plugin, deep[k].bug);
+        opened o;
+        if (!open_backend(text, &o))
+            continue;
+        dml_case c;
+        diagnose_options opt = { .exec = o.exec, .seed = 19 };
+        dmlc_error err;
+        bool failing = long_argmax(deep[k].length, deep[k].decreasing, deep[k].at, deep[k].count, &c)
+                       && fails_on(&o, &c);
+        bool ok = failing && diagnose_case(&c, &opt, ask_backend, &o, d, &err);
+        const cause *found = ok ? diagnosis_cause(d) : NULL;
+        tap_ok(t, found && !strcmp(found->id, deep[k].cause),
+               "bug=%s on an ARGMAX of %u elements (failing: %s) confirmed as %s (%s)", deep[k].bug,
+               deep[k].length, failing ? "yes" : "no", deep[k].cause, found ? found->id : "none");
+        diagnosis_free(d);
+        case_free(&c);
+        o.vt->close(o.b);
+    }
 }
 
 /* A suite: the plug-in's planted bugs, and those whose failing cases are asked of a
@@ -555,6 +620,7 @@ int main(int argc, char **argv)
         diagnose_bug(&t, plugin, &s->bugs[k], first ? first : 1, seeds ? seeds : 2, d);
     if (s == &suites[0]) { /* the example's own bugs: index16 and the evidence */
         index16_diagnosed(&t, plugin, d);
+        deep_winners_diagnosed(&t, plugin, d);
         evidence_written(&t, plugin, d);
     } else {
         all_padding_windows_confirm_nothing(&t, plugin, d);

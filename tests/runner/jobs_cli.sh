@@ -32,7 +32,7 @@ tables() {
 # What run prints but for times, rates and the database's name; the live lines a shard
 # keeps to itself (new-signature blocks) are not printed by --jobs.
 summary_of() {
-    sed -n '/^summary:/,$p' "$1" | grep -v -e '^summary:' -e '^cpu:' -e '^database:' \
+    sed -n '/^summary:/,$p' "$1" | grep -v -e '^summary:' -e '^cpu:' -e '^diagnosis:' -e '^database:' \
         | sed 's/--db [^ ]*/--db DB/'
 }
 same_run() { # NAME WHOLE_DB JOBS_DB WHOLE_OUT JOBS_OUT
