@@ -9,18 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${DMLCHECK_NO_ADAPTERS:-}" ] && { echo "install-adapters: skipped (DMLCHECK_NO_ADAPTERS)"; exit 0; }
 
+. .ci/debian-packages.sh
 packages=(python3 python3-venv python3-numpy python3-torch)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+install_debian_packages install-adapters "${packages[@]}"
 
 venv=.venv-adapters
 want=$(grep -v '^#' adapters/requirements.txt | sort)

@@ -21,20 +21,8 @@ if [ -n "${DMLCHECK_EXTRA_PACKAGES:-}" ]; then
   packages+=("${extra[@]}")
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages already installed"
-  bash "$(dirname "$0")/install-adapters.sh"
-  exec bash "$(dirname "$0")/install-lint.sh"
-fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "install-deps: installed ${missing[*]}"
+# shellcheck source=.ci/debian-packages.sh
+. "$(dirname "$0")/debian-packages.sh"
+install_debian_packages install-deps "${packages[@]}"
 bash "$(dirname "$0")/install-adapters.sh"
 bash "$(dirname "$0")/install-lint.sh"

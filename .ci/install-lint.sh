@@ -8,18 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${DMLCHECK_NO_LINT:-}" ] && { echo "install-lint: skipped (DMLCHECK_NO_LINT)"; exit 0; }
 
-packages=(python3 python3-venv)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+. .ci/debian-packages.sh
+install_debian_packages install-lint python3 python3-venv
 
 venv=.venv-lint
 requirements=.ci/lint-requirements.txt
