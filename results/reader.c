@@ -68,8 +68,8 @@ static const char *const reader_sql[Q_COUNT] = {
 #undef RUNS_SHARD
     /* The digest's skip reasons (reader_digest.h), the most common first. */
     [Q_CELL_SKIPS] =
-        "SELECT feature_level, op, input_type, output_type, indices_type, detail, cases"
-        " FROM temp.digest_skip_rows ORDER BY 7 DESC",
+        ("SELECT feature_level, op, input_type, output_type, indices_type, detail, cases"
+         " FROM temp.digest_skip_rows ORDER BY 7 DESC"),
     /* Signatures with their case count in the selected runs.  A case belongs to a signature
      * when every key field of the signature (schema: signatures_key) matches: the digest
      * counted the cases of each such key in each run (temp.digest_signature_rows, whose
