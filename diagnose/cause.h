@@ -65,6 +65,13 @@ typedef struct cause {
      * family of this cause is NaN behaviour, which the fingerprint describes; a family of any
      * other cause is a bug whose NaN cases the fingerprint leaves out. */
     bool nan_policy;
+    /* The id of the cause named instead of this one on the cases this one does not apply to
+     * (applies() false) although it would predict the same answers there: pooling of an
+     * unsigned type starts from 0, its lowest value, so best_seeded_with_zero is named
+     * best_seeded_with_type_min there.  A failure confirmed as that cause on such a case is
+     * either bug: its key is "named|this" (diagnosis_key), and a row of either cause is its
+     * row (cause_keys_same_bug).  NULL: none. */
+    const char *named_instead_by;
 } cause;
 
 /* The catalogue, in causes.def order: cause_catalogue[CAUSE_INDEX_name] is cause_name. */
@@ -81,6 +88,19 @@ const cause *cause_find(const char *id);
  * only causes of the catalogue that are not NaN policies: a bug whose changes to NaN cases
  * say nothing of the NaN policy.  False for an unknown id or an empty key. */
 bool cause_key_is_other_bug(const char *key);
+/* Whether stored root-cause keys a and b are one bug's row: the same key, a pair of causes
+ * confirmed together ("a+b") and one of its two, or a key of either of two causes the probes
+ * could not tell apart ("a|b") and one of them.  False when either key is empty. */
+bool cause_keys_same_bug(const char *a, const char *b);
+/* Of two keys of one bug's row, the one to name it by: a single cause over a pair ("a+b")
+ * or an either-key ("a|b"); a when both are alike. */
+const char *cause_key_preferred(const char *a, const char *b);
+/* The entry of the first cause a stored key names ("a" of "a+b" or "a|b"); NULL when none. */
+const cause *cause_key_first(const char *key);
+/* The cause a failure of case c confirmed as `named` may be instead: one whose
+ * named_instead_by is named's id and that does not apply to c (though its family does); NULL
+ * when there is none. */
+const cause *cause_also_possible(const cause *named, const dml_case *c);
 /* Whether h is a candidate for a case like c: its family, then its applies(). */
 bool cause_applies(const cause *h, const dml_case *c);
 

@@ -432,7 +432,9 @@ static void confirm_pair(const diagnose_options *opt, diagnosis *d)
 
 const char *diagnosis_key(const diagnosis *d, char *buf, size_t size)
 {
-    if (d->confirmed_count == 1)
+    if (d->confirmed_count == 1 && d->also_possible)
+        snprintf(buf, size, "%s|%s", d->confirmed[0]->id, d->also_possible->id);
+    else if (d->confirmed_count == 1)
         snprintf(buf, size, "%s", d->confirmed[0]->id);
     else if (d->interacting)
         snprintf(buf, size, "%s+%s", d->confirmed[0]->id, d->confirmed[1]->id);
@@ -455,6 +457,8 @@ bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_a
             d->confirmed[d->confirmed_count++] = cause_catalogue[h];
     if (!d->confirmed_count)
         confirm_pair(opt, d);
+    else if (d->confirmed_count == 1)
+        d->also_possible = cause_also_possible(d->confirmed[0], failing);
     return true;
 }
 

@@ -67,6 +67,9 @@ typedef struct diagnosis {
      * DIAGNOSE_CONFIRMATIONS probes where no single cause's did.  A combination is tried only
      * when no single cause is confirmed. */
     bool interacting;
+    /* A cause the probes cannot tell from the one confirmed alone on this case
+     * (cause_also_possible): the failure is either bug.  NULL: none. */
+    const cause *also_possible;
     uint64_t rivals;      /* causes that could touch the case (their family and applies) */
     uint64_t candidates;  /* rivals whose prediction on the failing case differs from spec */
     diagnosis_probe probes[DIAGNOSE_MAX_PROBES];
@@ -82,8 +85,9 @@ void diagnosis_free(diagnosis *d);
 
 /* The cause confirmed alone, or NULL (undiagnosed, or two confirmed). */
 const cause *diagnosis_cause(const diagnosis *d);
-/* The root cause as stored and keyed: a confirmed cause's id, or "a+b" for two interacting
- * causes; NULL when undiagnosed (or two independent causes: no one key). */
+/* The root cause as stored and keyed: a confirmed cause's id, "a+b" for two interacting
+ * causes, or "a|b" for a confirmed and one it cannot be told from (also_possible); NULL when
+ * undiagnosed (or two independent causes: no one key). */
 const char *diagnosis_key(const diagnosis *d, char *buf, size_t size);
 
 /* The diagnosis and its evidence as JSON (a new reference): status, causes with sentences,

@@ -138,6 +138,8 @@ json_t *diagnosis_json(const diagnosis *d)
         json_array_append_new(causes, c);
     }
     json_object_set_new(j, "causes", causes);
+    if (d->also_possible) /* the probes cannot tell it from causes[0] on this case */
+        json_object_set_new(j, "or", json_string(d->also_possible->id));
     json_object_set_new(j, "candidates", ids_json(d->candidates));
     json_object_set_new(j, "probes_asked", json_integer(d->probe_count));
     for (unsigned i = 0; i < d->probe_count; i++)

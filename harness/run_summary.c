@@ -55,8 +55,12 @@ void runner_show_progress(runner *r, bool force)
 static void print_root_cause(FILE *f, const family *fam)
 {
     const cause *c = fam->cause[0] ? cause_find(fam->cause) : NULL;
+    const cause *either = strchr(fam->cause, '|') ? cause_key_first(fam->cause) : NULL;
     if (c)
         fprintf(f, "    root cause: %s, confirmed by probing: %s\n", c->id, c->sentence);
+    else if (either) /* two causes whose predictions are the same on every case of the row */
+        fprintf(f, "    root cause: %s, confirmed by probing as either (they answer alike on these "
+                "cases): %s\n", fam->cause, either->sentence);
     else if (fam->cause[0]) /* a cause of a newer catalogue */
         fprintf(f, "    root cause: %s, confirmed by probing\n", fam->cause);
     else if (fam->diagnosed)

@@ -8,6 +8,7 @@
  */
 #include "report_model.h"
 
+#include "cause.h"
 #include "op_module.h"
 
 #include <fnmatch.h>
@@ -441,7 +442,16 @@ static bool cause_matches(const report_model *m, const char *pattern, const repo
     if (!pattern)
         return true;
     const family *f = report_model_family_of(m, s);
-    return f && f->cause[0] && pattern_matches(pattern, f->cause);
+    if (!f || !f->cause[0])
+        return false;
+    if (pattern_matches(pattern, f->cause))
+        return true;
+    char either[sizeof f->cause]; /* "a|b" is either bug: a pattern of one of them matches */
+    snprintf(either, sizeof either, "%s", strchr(f->cause, '|') ? f->cause : "");
+    for (char *save = NULL, *id = strtok_r(either, "|", &save); id; id = strtok_r(NULL, "|", &save))
+        if (pattern_matches(pattern, id))
+            return true;
+    return false;
 }
 
 const report_expectation *report_model_expectation_for(const report_model *m,
@@ -776,7 +786,7 @@ static void mark_nan_prints(report_model *m, const report_model *base)
 static bool same_bug(const family *a, const family *b)
 {
     if (a->cause[0] || b->cause[0])
-        return !strcmp(a->cause, b->cause);
+        return cause_keys_same_bug(a->cause, b->cause);
     return !strcmp(a->module, b->module) && !strcmp(a->kind, b->kind)
            && !strcmp(a->verdict, b->verdict);
 }

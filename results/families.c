@@ -9,6 +9,7 @@
  * FAMILY_MIN_CASES cases gets no needs: two cases share too much by chance.
  */
 #include "families.h"
+#include "cause.h"
 #include "store.h"
 
 #include "op.h"
@@ -350,6 +351,32 @@ static bool describe(const reader *rd, family *f)
     return !failed;
 }
 
+/* Adds to kind set `into` (",a,b,") each kind of set `more` it lacks; false, leaving `into`
+ * as it was, when the union would not fit.  A set, not a list: a row that absorbs many families
+ * of the same kinds (one cause over every operator) must not run out of room and stay split. */
+static bool kinds_union(char *into, size_t size, const char *more)
+{
+    char merged[sizeof ((family *)0)->kinds];
+    snprintf(merged, sizeof merged, "%s", into);
+    for (const char *k = more + 1; *k; ) {
+        const char *end = strchr(k, ',');
+        size_t n = end ? (size_t)(end - k) : strlen(k);
+        char item[64];
+        if (n + 3 > sizeof item)
+            return false;
+        snprintf(item, sizeof item, ",%.*s,", (int)n, k);
+        size_t used = strlen(merged);
+        if (!strstr(merged, item)) {
+            if (used + n + 2 > sizeof merged || used + n + 2 > size)
+                return false;
+            snprintf(merged + used, sizeof merged - used, "%.*s,", (int)n, k);
+        }
+        k = end ? end + 1 : k + n;
+    }
+    snprintf(into, size, "%s", merged);
+    return true;
+}
+
 /* Whether every case of f shows the evidence of `kind` too (results.also_kinds). */
 static bool all_explained_by(const reader *rd, family *f, const char *kind, bool *yes)
 {
@@ -416,9 +443,8 @@ static bool join_explained(const reader *rd, family_list *l)
             host = yes ? j : host;
         }
         family *g = host < l->count ? &l->items[host] : NULL;
-        if (!ok || !g || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+        if (!ok || !g || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
             continue;
-        strcat(g->kinds, f->kinds + 1);
         g->cases += f->cases;
         if (own[i] > own[host]) {
             snprintf(g->kind, sizeof g->kind, "%s", f->kind);
@@ -496,7 +522,6 @@ static bool same_bug_by_needs(const family *f, const family *g)
 static bool absorb(const reader *rd, family_list *l, size_t i, family *g)
 {
     family *f = &l->items[i];
-    strcat(g->kinds, f->kinds + 1);
     g->cases += f->cases;
     g->nondeterministic |= f->nondeterministic;
     free(g->shrunk_case);
@@ -526,7 +551,7 @@ static bool join_by_needs(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; j < i; j++) { /* larger families come first */
             family *g = &l->items[j];
-            if (!same_bug_by_needs(f, g) || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+            if (!same_bug_by_needs(f, g) || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
                 continue;
             ok = absorb(rd, l, i, g);
             break;
@@ -579,22 +604,6 @@ static void join_operators(char *into, size_t size, const char *more)
     }
 }
 
-/* Whether cause `part` is one of compound cause `whole` ("a+b": two bugs that show together). */
-static bool cause_part_of(const char *part, const char *whole)
-{
-    size_t n = strlen(part);
-    const char *plus = strchr(whole, '+');
-    return plus && n && ((size_t)(plus - whole) == n ? !strncmp(whole, part, n)
-                                                      : !strcmp(plus + 1, part));
-}
-
-/* Whether families of causes a and b are one row: the same cause, or a pair of interacting
- * causes and one of its two (the pair's failures are that bug's, where the other also acts). */
-static bool same_cause_row(const char *a, const char *b)
-{
-    return a[0] && b[0] && (!strcmp(a, b) || cause_part_of(a, b) || cause_part_of(b, a));
-}
-
 /* Families whose signatures probing confirmed as the same root cause are one bug: one row,
  * across operator families (a shared compare touches ARGMAX and MAX_POOLING2 alike) and
  * verdicts (its NaN cases are unspecified, its others judged).  The larger family hosts; its
@@ -606,10 +615,10 @@ static bool join_by_cause(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; f->cause[0] && j < i; j++) { /* larger and judged families first */
             family *g = &l->items[j];
-            if (!same_cause_row(g->cause, f->cause)
-                || strlen(g->kinds) + strlen(f->kinds) >= sizeof g->kinds)
+            if (!cause_keys_same_bug(g->cause, f->cause)
+                || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
                 continue;
-            if (strchr(g->cause, '+') && !strchr(f->cause, '+')) /* the row is named by one bug */
+            if (cause_key_preferred(g->cause, f->cause) == f->cause) /* named by one bug */
                 snprintf(g->cause, sizeof g->cause, "%s", f->cause);
             if (!strstr(g->verdicts, f->verdict))
                 snprintf(g->verdicts + strlen(g->verdicts), sizeof g->verdicts - strlen(g->verdicts),

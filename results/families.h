@@ -30,7 +30,7 @@ typedef struct family {
     /* Every kind of its cases, ",a,b,": a family of one kind whose every case the evidence of
      * another family's kind explains too (results.also_kinds) is that family: a +0 taken from
      * the padding, which a real +0 in the window could also have been, is the padding bug. */
-    char kinds[200];
+    char kinds[512];      /* a set: every kind of the catalogue fits */
     char verdict[16];     /* "fail" or "unspecified": the worst of its cases */
     char verdicts[32];    /* every verdict of its cases, ",fail,unspecified," (a root cause's
                            * row may hold judged and unspecified cases) */

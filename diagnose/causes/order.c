@@ -231,6 +231,7 @@ const cause cause_best_seeded_with_zero = {
                 "best_seeded_with_type_min, 0 being its lowest value)",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .applies = not_unsigned_pooling,
+    .named_instead_by = "best_seeded_with_type_min",
     .variant = { .seed = zero_seed },
     .plan = { .shape = without_padding, .fill = fill_losing_side_of_zero },
 };

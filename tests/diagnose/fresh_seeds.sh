@@ -51,8 +51,8 @@ one() { # PLUGIN_NAME SO TYPES BUG CAUSE SEED
     named=$(grep '^    root cause: .*, confirmed' "$tmp/out" | sed 's/^    root cause: //; s/, confirmed.*//' \
             | sort | uniq -c | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')
     undiagnosed=$(grep -c '^    root cause: undiagnosed' "$tmp/out")
-    planted=$(echo "$cause" | sed 's|/|[,+]\\\|root cause: |g')
-    wrong=$(grep '^    root cause: .*, confirmed' "$tmp/out" | grep -vc "root cause: $planted[,+]")
+    planted=$(echo "$cause" | sed 's#/#[,+|]\\\|root cause: #g')
+    wrong=$(grep '^    root cause: .*, confirmed' "$tmp/out" | grep -vc "root cause: $planted[,+|]")
     wrong_total=$((wrong_total + wrong))
     printf '%s bug=%s seed=%s (exit %s): %s rows, %s judged, %s undiagnosed; confirmed: %s; wrong: %s\n' \
         "$name" "$bug" "$seed" "$rc" "$rows" "$judged" "$undiagnosed" "${named:-none}" "$wrong"

@@ -597,6 +597,43 @@ static void evidence_written(tap *t, const char *plugin, diagnosis *d)
     o.vt->close(o.b);
 }
 
+/* Root-cause keys that name one bug's row (cause_keys_same_bug), and the cause the probes
+ * cannot tell from best_seeded_with_type_min on unsigned pooling (cause_also_possible). */
+static void keys_name_one_bug(tap *t)
+{
+    static const struct { const char *a, *b; bool same; } pairs[] = {
+        { "tie_direction_flipped", "tie_direction_flipped", true },
+        { "tie_direction_flipped", "dilation_ignored", false },
+        { "dilation_ignored+input_strides_ignored", "input_strides_ignored", true },
+        { "dilation_ignored", "dilation_ignored+input_strides_ignored", true },
+        { "dilation_ignored+input_strides_ignored", "dilation_ignored_last_axis", false },
+        { "best_seeded_with_type_min|best_seeded_with_zero", "best_seeded_with_zero", true },
+        { "best_seeded_with_type_min", "best_seeded_with_type_min|best_seeded_with_zero", true },
+        { "best_seeded_with_type_min|best_seeded_with_zero", "best_seeded_with_zero|x", true },
+        { "best_seeded_with_type_min|best_seeded_with_zero", "best_seeded_with_lowest_finite", false },
+        { "best_seeded_with_zero", "best_seeded_with_zero_x", false },
+        { "", "", false },
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        tap_ok(t, cause_keys_same_bug(pairs[k].a, pairs[k].b) == pairs[k].same,
+               "keys '%s' and '%s' are %s bug", pairs[k].a, pairs[k].b, pairs[k].same ? "one" : "not one");
+    const char *either = "best_seeded_with_type_min|best_seeded_with_zero", *one = "best_seeded_with_zero";
+    tap_ok(t, cause_key_preferred(either, one) == one && cause_key_preferred(one, either) == one,
+           "a row of an either-key and a single cause is named by the single cause");
+    tap_ok(t, cause_key_first(either) == cause_find("best_seeded_with_type_min"),
+           "an either-key's first cause is found");
+
+    dml_case c;
+    bool made = large_case(true, &c);
+    const cause *type_min = cause_find("best_seeded_with_type_min");
+    tap_ok(t, made && !cause_also_possible(type_min, &c),
+           "on FLOAT32 pooling best_seeded_with_type_min is told from best_seeded_with_zero");
+    c.input.type = c.output.type = DML_TENSOR_DATA_TYPE_UINT8;
+    tap_ok(t, made && cause_also_possible(type_min, &c) == cause_find("best_seeded_with_zero"),
+           "on UINT8 pooling best_seeded_with_type_min may be best_seeded_with_zero");
+    case_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     const suite *s = NULL;
@@ -615,6 +652,7 @@ int main(int argc, char **argv)
     if (s == &suites[0]) {
         scan_is_the_spec(&t);
         seed_index_not_remapped(&t);
+        keys_name_one_bug(&t);
     }
     for (size_t k = 0; k < s->count; k++)
         diagnose_bug(&t, plugin, &s->bugs[k], first ? first : 1, seeds ? seeds : 2, d);
