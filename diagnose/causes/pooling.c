@@ -87,6 +87,7 @@ const cause cause_padding_as_zero_value = {
                 "lowest value is 0, this bug is named padding_as_lowest_value)",
     .families = CAUSE_POOLING,
     .applies = signed_with_padding,
+    .named_instead_by = "padding_as_lowest_value",
     .variant = { .padding_bits = zero_padding },
     /* The index written for a padding winner is the implementation's own: ask values only. */
     .plan = { .indices = PROBE_INDICES_DROP, .shape = windows_inside_too, .fill = fill_mostly_negative },
