@@ -32,7 +32,7 @@ const char *report_baseline_counts(const report_model *m, char *buf, size_t size
         snprintf(buf, size, "%s", "");
     else
         snprintf(buf, size, "%zu regression%s, %zu fixed (cells); %zu bug%s new, %zu gone "
-                 "(families: by root cause where probing confirmed one); %zu signature%s new, "
+                 "(families: by root cause where probing confirmed one; unjudged rows no cause explains are not counted); %zu signature%s new, "
                  "%zu gone", regressed, regressed == 1 ? "" : "s", fixed, m->bugs_new,
                  m->bugs_new == 1 ? "" : "s", m->bugs_gone, fresh, fresh == 1 ? "" : "s",
                  m->gone_count);
