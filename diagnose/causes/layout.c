@@ -249,6 +249,21 @@ static bool launch_rows(dml_case *probe)
     return widened && probe_resize(probe, sizes);
 }
 
+/* The input extent along spatial axis s that the first window spans past its padding, at
+ * least 1, and long enough to reach the window's first tap inside the input: with start
+ * padding 1 and a dilation of 3 the taps are -1 and 2, so an extent of 1 or 2 leaves every
+ * window wholly in padding (a failing 5-D case of the typed suite had that shape). */
+static UINT first_window_extent(const dml_case *probe, unsigned s)
+{
+    int64_t dilated = (int64_t)(probe->window[s] - 1) * probe->dilations[s] + 1;
+    int64_t extent = dilated - probe->start_padding[s] - probe->end_padding[s];
+    int64_t taps_in_padding = (probe->start_padding[s] + probe->dilations[s] - 1) / probe->dilations[s];
+    int64_t first_tap = -(int64_t)probe->start_padding[s] + taps_in_padding * probe->dilations[s];
+    if (taps_in_padding < probe->window[s] && extent < first_tap + 1)
+        extent = first_tap + 1;
+    return (UINT)(extent > 1 ? extent : 1);
+}
+
 /* Pooling: N = 1, each spatial axis as small as the window allows, then planes along C, about
  * 97 outputs.  Padding past the window gives a plane several outputs, some wholly in padding,
  * so C is chosen for a tail holding a whole plane; a window too large for 97 planes within
@@ -259,11 +274,8 @@ static bool launch_planes(dml_case *probe)
     UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof sizes);
     sizes[0] = sizes[1] = 1;
-    for (unsigned s = 0; s < probe->spatial_count; s++) {
-        int64_t dilated = (int64_t)(probe->window[s] - 1) * probe->dilations[s] + 1;
-        int64_t fit = dilated - probe->start_padding[s] - probe->end_padding[s];
-        sizes[2 + s] = (UINT)(fit > 1 ? fit : 1);
-    }
+    for (unsigned s = 0; s < probe->spatial_count; s++)
+        sizes[2 + s] = first_window_extent(probe, s);
     if (!probe_resize(probe, sizes))
         return false;
     uint64_t per_plane = case_tensor_elements(&probe->output);
