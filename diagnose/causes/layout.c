@@ -194,6 +194,8 @@ const cause cause_zero_stride_read_as_packed = {
 #define LAUNCH_GROUP 64u
 /* Output elements of the probe: past one group, not a whole number of them. */
 #define LAUNCH_PROBE_OUTPUTS 97u
+/* Input elements a probe may hold. */
+#define LAUNCH_PROBE_INPUTS (64u * LAUNCH_PROBE_OUTPUTS)
 
 /* Whole groups of 64 output elements are launched, at least one: the tail past the last
  * whole group is never written. */
@@ -204,31 +206,98 @@ static bool in_launched_group(const scan_env *e, uint64_t logical, const uint32_
     return count < LAUNCH_GROUP || logical < count / LAUNCH_GROUP * LAUNCH_GROUP;
 }
 
-/* 97 outputs: ARGMIN/ARGMAX along one kept dimension (the reduced ones cut to 3), pooling
- * along C with one window position per plane (N = 1). */
-static bool launch_shape(dml_case *probe)
+/* Whether some output past the last whole group of 64 has a real input element among its
+ * deciders: a tail of pooling windows wholly in padding is no evidence (D7). */
+static bool tail_decided(const dml_case *probe)
+{
+    tensor_view out;
+    case_tensor_view(&probe->output, &out);
+    for (uint64_t logical = out.elements / LAUNCH_GROUP * LAUNCH_GROUP; logical < out.elements; logical++) {
+        uint32_t coords[DML_MAX_RANK];
+        decider_facts facts;
+        tensor_view_coords(&out, logical, coords);
+        case_module(probe)->visit_deciders(probe, coords, NULL, NULL, &facts);
+        if (!facts.all_padding)
+            return true;
+    }
+    return false;
+}
+
+/* Whether sizes make a probe that can show the rounding: past one group of outputs, not a
+ * whole number of them, a tail holding a real element, an input within the cause's budget. */
+static bool launch_fits(dml_case *probe, const UINT *sizes)
+{
+    if (!probe_resize(probe, sizes) || case_tensor_elements(&probe->input) > LAUNCH_PROBE_INPUTS)
+        return false;
+    uint64_t outputs = case_tensor_elements(&probe->output);
+    return outputs > LAUNCH_GROUP && outputs % LAUNCH_GROUP && tail_decided(probe);
+}
+
+/* ARGMIN/ARGMAX: 97 outputs along one kept dimension (the reduced ones cut to 3). */
+static bool launch_rows(dml_case *probe)
 {
     UINT sizes[DML_MAX_RANK];
-    unsigned rank = probe->input.rank;
+    bool reduced[DML_MAX_RANK] = { false }, widened = false;
+    for (unsigned i = 0; i < probe->axis_count; i++)
+        reduced[probe->axes[i]] = true;
+    for (unsigned d = 0; d < probe->input.rank; d++) {
+        sizes[d] = reduced[d] ? (probe->input.sizes[d] < 3 ? probe->input.sizes[d] : 3)
+                 : widened    ? 1
+                              : LAUNCH_PROBE_OUTPUTS;
+        widened |= !reduced[d];
+    }
+    return widened && probe_resize(probe, sizes);
+}
+
+/* The input extent along spatial axis s that the first window spans past its padding, at
+ * least 1, and long enough to reach the window's first tap inside the input: with start
+ * padding 1 and a dilation of 3 the taps are -1 and 2, so an extent of 1 or 2 leaves every
+ * window wholly in padding (a failing 5-D case of the typed suite had that shape). */
+static UINT first_window_extent(const dml_case *probe, unsigned s)
+{
+    int64_t dilated = (int64_t)(probe->window[s] - 1) * probe->dilations[s] + 1;
+    int64_t extent = dilated - probe->start_padding[s] - probe->end_padding[s];
+    int64_t taps_in_padding = (probe->start_padding[s] + probe->dilations[s] - 1) / probe->dilations[s];
+    int64_t first_tap = -(int64_t)probe->start_padding[s] + taps_in_padding * probe->dilations[s];
+    if (taps_in_padding < probe->window[s] && extent < first_tap + 1)
+        extent = first_tap + 1;
+    return (UINT)(extent > 1 ? extent : 1);
+}
+
+/* Pooling: N = 1, each spatial axis as small as the window allows, then planes along C, about
+ * 97 outputs.  Padding past the window gives a plane several outputs, some wholly in padding,
+ * so C is chosen for a tail holding a whole plane; a window too large for 97 planes within
+ * the budget (512 elements with 252 of start padding) grows the last spatial axis instead,
+ * one window stride per output. */
+static bool launch_planes(dml_case *probe)
+{
+    UINT sizes[DML_MAX_RANK];
     memcpy(sizes, probe->input.sizes, sizeof sizes);
-    if (case_module(probe)->output_is_index) {
-        bool reduced[DML_MAX_RANK] = { false }, widened = false;
-        for (unsigned i = 0; i < probe->axis_count; i++)
-            reduced[probe->axes[i]] = true;
-        for (unsigned d = 0; d < rank; d++) {
-            sizes[d] = reduced[d] ? (sizes[d] < 3 ? sizes[d] : 3) : widened ? 1 : LAUNCH_PROBE_OUTPUTS;
-            widened |= !reduced[d];
-        }
-        return widened && probe_resize(probe, sizes);
+    sizes[0] = sizes[1] = 1;
+    for (unsigned s = 0; s < probe->spatial_count; s++)
+        sizes[2 + s] = first_window_extent(probe, s);
+    if (!probe_resize(probe, sizes))
+        return false;
+    uint64_t per_plane = case_tensor_elements(&probe->output);
+    for (UINT c = (UINT)(LAUNCH_PROBE_OUTPUTS / per_plane > 1 ? LAUNCH_PROBE_OUTPUTS / per_plane : 1);
+         c <= LAUNCH_PROBE_OUTPUTS; c++) {
+        sizes[1] = c;
+        if (launch_fits(probe, sizes))
+            return true;
     }
-    sizes[0] = 1;
-    sizes[1] = LAUNCH_PROBE_OUTPUTS;
-    for (unsigned s = 0; s < probe->spatial_count; s++) {
-        int64_t dilated = (int64_t)(probe->window[s] - 1) * probe->dilations[s] + 1;
-        int64_t fit = dilated - probe->start_padding[s] - probe->end_padding[s];
-        sizes[2 + s] = (UINT)(fit > 1 ? fit : 1);
+    unsigned last = probe->input.rank - 1;
+    sizes[1] = 1;
+    for (unsigned step = 0; step < 2 * LAUNCH_PROBE_OUTPUTS; step++) {
+        sizes[last] += probe->pool_strides[probe->spatial_count - 1];
+        if (launch_fits(probe, sizes))
+            return true;
     }
-    return probe_resize(probe, sizes) && case_tensor_elements(&probe->output) == LAUNCH_PROBE_OUTPUTS;
+    return false;
+}
+
+static bool launch_shape(dml_case *probe)
+{
+    return case_module(probe)->output_is_index ? launch_rows(probe) : launch_planes(probe);
 }
 
 const cause cause_outputs_rounded_down_64 = {
@@ -237,6 +306,6 @@ const cause cause_outputs_rounded_down_64 = {
                 "down: the outputs past the last whole group are never written",
     .families = CAUSE_ARG_REDUCE | CAUSE_POOLING,
     .variant = { .written = in_launched_group },
-    .plan = { .max_elements = 64 * LAUNCH_PROBE_OUTPUTS, .shape = launch_shape,
+    .plan = { .max_elements = LAUNCH_PROBE_INPUTS, .shape = launch_shape,
               .fill = probe_fill_distinct },
 };

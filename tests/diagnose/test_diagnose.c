@@ -366,6 +366,85 @@ static void deep_winners_diagnosed(tap *t, const char *plugin, diagnosis *d)
     }
 }
 
+/* Window, dilation, stride and padding along one axis of a pooling case. */
+typedef struct pool_axis {
+    UINT window, dilation, stride, start, end;
+} pool_axis;
+
+/* A MAX_POOLING2 case of N = 2, C = 1, an H x W plane with distinct values, the window,
+ * dilation, stride and padding `a` along H (along W when !along_h; the other axis 1, 1, 1). */
+static bool padded_pool(DML_TENSOR_DATA_TYPE type, bool along_h, UINT height, UINT width, pool_axis a,
+                        dml_case *c)
+{
+    UINT in_sizes[4] = { 2, 1, height, width }, out_rank, out_sizes[DML_MAX_RANK];
+    unsigned axis = along_h ? 0 : 1;
+    case_init(c);
+    c->feature_level = DML_FEATURE_LEVEL_5_0;
+    c->op = OP_MAX_POOLING2;
+    c->spatial_count = 2;
+    for (unsigned s = 0; s < 2; s++)
+        c->pool_strides[s] = c->window[s] = c->dilations[s] = 1;
+    c->window[axis] = a.window;
+    c->dilations[axis] = a.dilation;
+    c->pool_strides[axis] = a.stride;
+    c->start_padding[axis] = a.start;
+    c->end_padding[axis] = a.end;
+    case_tensor_set(&c->input, type, 4, in_sizes, NULL);
+    if (!case_module(c)->output_sizes(c, false, &out_rank, out_sizes))
+        return false;
+    case_tensor_set(&c->output, type, out_rank, out_sizes, NULL);
+    case_link(c);
+    uint64_t n = case_tensor_elements(&c->input);
+    if (!(c->input_data = calloc(1, case_tensor_bytes(&c->input))))
+        return false;
+    for (uint64_t i = 0; i < n; i++)
+        dtype_store_bits(c->input_data, type, i, probe_value_bits(type, (double)(i % 200) - 100.0));
+    dmlc_error err;
+    return validate_case(c, &err);
+}
+
+/* bug=launch64 on pooling whose padding or window leaves no probe of 97 planes of one output
+ * each: end padding past the window (every plane several outputs, the failing case's unwritten
+ * tail wholly in padding; fresh seed 101), a window of 512 with 252 of start padding (97
+ * planes past the probe's budget; fresh seed 104), and taps -1 and 2 over a height of 2 (start
+ * padding 1, dilation 3: every window wholly in padding along H, as one 5-D failing case of
+ * `test_diagnose typed PLUGIN 20` had).  All three were undiagnosed. */
+static void launch64_on_padded_pools(tap *t, const char *plugin, diagnosis *d)
+{
+    static const struct {
+        DML_TENSOR_DATA_TYPE type;
+        bool along_h;
+        UINT height, width;
+        pool_axis axis;
+    } pools[] = {
+        { DML_TENSOR_DATA_TYPE_INT8, true, 1, 5, { 1, 1, 1, 0, 6 } },
+        { DML_TENSOR_DATA_TYPE_UINT8, false, 1, 512, { 512, 1, 1, 252, 0 } },
+        { DML_TENSOR_DATA_TYPE_UINT16, true, 2, 40, { 2, 3, 4, 1, 2 } },
+    };
+    char text[512];
+    snprintf(text, sizeof text, "plugin:%s,bug=launch64", plugin);
+    opened o;
+    if (!open_backend(text, &o))
+        return;
+    for (size_t k = 0; k < sizeof pools / sizeof pools[0]; k++) {
+        const pool_axis *a = &pools[k].axis;
+        dml_case c;
+        diagnose_options opt = { .exec = o.exec, .seed = 64 + k };
+        dmlc_error err;
+        bool failing = padded_pool(pools[k].type, pools[k].along_h, pools[k].height, pools[k].width, *a, &c)
+                       && fails_on(&o, &c);
+        bool ok = failing && diagnose_case(&c, &opt, ask_backend, &o, d, &err);
+        const cause *found = ok ? diagnosis_cause(d) : NULL;
+        tap_ok(t, found && !strcmp(found->id, "outputs_rounded_down_64"),
+               "bug=launch64 on MAX_POOLING2, window %u, dilation %u, padding %u/%u (failing: %s) "
+               "confirmed as outputs_rounded_down_64 (%s)", a->window, a->dilation, a->start, a->end,
+               failing ? "yes" : "no", found ? found->id : "none");
+        diagnosis_free(d);
+        case_free(&c);
+    }
+    o.vt->close(o.b);
+}
+
 /* A suite: the plug-in's planted bugs, and those whose failing cases are asked of a
  * conformant backend and of garbage. */
 typedef struct suite {
@@ -662,6 +741,7 @@ int main(int argc, char **argv)
         evidence_written(&t, plugin, d);
     } else {
         all_padding_windows_confirm_nothing(&t, plugin, d);
+        launch64_on_padded_pools(&t, plugin, d);
     }
     undiagnosed_without_bug(&t, s, plugin, d);
     free(d);
