@@ -43,10 +43,8 @@ FLOAT32 denormals compare as zero and a pooled denormal comes back as zero (chec
 lax.argmin of [1e-45, 3e-45, 0, -1e-45] is 0; reduce_window max of [1e-45, 3e-45] is 0).
 """
 
-import json
 import os
 import sys
-from collections import OrderedDict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import dmlcheck_adapter as dml  # noqa: E402
@@ -145,9 +143,6 @@ TYPE_FORMATS = {name: "<" + fmt for name, (fmt, _) in dml.TYPES.items()}
 BUILDERS = {"ARGMIN": arg_reduce_fn, "ARGMAX": arg_reduce_fn,
             "MAX_POOLING1": pool_fn, "MAX_POOLING2": pool_fn}
 
-_compiled = OrderedDict()
-
-
 def compile_case(desc):
     """The descriptor's function, jitted and compiled for its input's shape and type."""
     x = desc["InputTensor"]
@@ -155,23 +150,8 @@ def compile_case(desc):
     return jax.jit(BUILDERS[desc["op"]](desc)).lower(arg).compile()
 
 
-def compiled_for(desc):
-    """The cached executable of a descriptor (an UNSUPPORTED verdict is cached too)."""
-    key = json.dumps(desc, sort_keys=True)
-    c = _compiled.get(key)
-    if c is None:
-        try:
-            c = compile_case(desc)
-        except dml.Unsupported as e:
-            c = e
-        _compiled[key] = c
-        if len(_compiled) > CACHE_SIZE:
-            _compiled.popitem(last=False)
-    else:
-        _compiled.move_to_end(key)
-    if isinstance(c, dml.Unsupported):
-        raise c
-    return c
+# One executable per descriptor (its JSON); an UNSUPPORTED verdict is kept too.
+compiled = dml.DescriptorCache(compile_case, CACHE_SIZE)
 
 
 def result_buffer(t, values):
@@ -187,7 +167,7 @@ def result_buffer(t, values):
 def run(desc, tensors):
     if desc["op"] not in BUILDERS:
         raise dml.Unsupported("jax_adapter has no mapping for " + desc["op"])
-    executable = compiled_for(desc)
+    executable = compiled.get(desc)
     x = tensors["input"]
     got = executable(np.frombuffer(x.data, dtype=np_dtype(x)).reshape(x.shape))
     return {"output": result_buffer(tensors["output"], got)}

@@ -38,30 +38,21 @@ of another shape than the ONNX spec's, is the evaluator's failure on that case: 
 (backend_error) with the evaluator's own message.
 """
 
-import json
 import os
 import sys
-from collections import OrderedDict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import dmlcheck_adapter as dml  # noqa: E402
-from onnx_mapping import pool_attributes  # noqa: E402
+from onnx_mapping import ELEMENT_TYPES, onnx_model  # noqa: E402
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
-from onnx import checker, helper, TensorProto  # noqa: E402
+from onnx import checker  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
-ARG_OPSET, POOL_OPSET, IR_VERSION = 13, 22, 10
 CACHE_SIZE = 256  # evaluators kept (LRU); a generated run repeats a descriptor rarely
 
-# DirectML data type -> ONNX element type (every DirectML input type has one).
-ONNX_TYPES = {"FLOAT32": TensorProto.FLOAT, "FLOAT16": TensorProto.FLOAT16,
-              "INT8": TensorProto.INT8, "UINT8": TensorProto.UINT8,
-              "INT16": TensorProto.INT16, "UINT16": TensorProto.UINT16,
-              "INT32": TensorProto.INT32, "UINT32": TensorProto.UINT32,
-              "INT64": TensorProto.INT64, "UINT64": TensorProto.UINT64}
-ARG_TYPES = list(ONNX_TYPES)                          # ArgMax/ArgMin-13 type constraint T
+ARG_TYPES = list(ELEMENT_TYPES)                       # ArgMax/ArgMin-13 type constraint T
 POOL_TYPES = ["FLOAT32", "FLOAT16", "INT8", "UINT8"]  # MaxPool-22 type constraint T
 CLAIMS = {"ARGMIN": ARG_TYPES, "ARGMAX": ARG_TYPES,
           "MAX_POOLING1": POOL_TYPES, "MAX_POOLING2": POOL_TYPES}
@@ -76,88 +67,22 @@ def np_dtype(t):
     return np.dtype("<" + t.format)
 
 
-def checked_model(nodes, x, outputs, opset, initializers=()):
-    """One ONNX model: input "x" (the descriptor's InputTensor), the given nodes and (name,
-    elem_type, shape) outputs, checked by onnx.checker with shape inference; dml.Unsupported
-    with the checker's message when ONNX refuses it."""
-    graph = helper.make_graph(
-        nodes, "dmlcheck", [helper.make_tensor_value_info("x", ONNX_TYPES[x["DataType"]], x["Sizes"])],
-        [helper.make_tensor_value_info(name, et, shape) for name, et, shape in outputs],
-        initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="dmlcheck")
-    model.ir_version = IR_VERSION
+def new_evaluator(desc):
+    """(ReferenceEvaluator, the ONNX spec's output shapes) for the descriptor's model
+    (onnx_mapping), checked by onnx.checker with shape inference; dml.Unsupported with the
+    checker's message when ONNX refuses it."""
+    model, shapes = onnx_model(desc)
     try:
         checker.check_model(model, full_check=True)
     except Exception as e:
         raise dml.Unsupported("onnx %s checker refuses the %s model: %s"
-                              % (onnx.__version__, nodes[-1].op_type, " ".join(str(e).split())[:300]))
-    return model
-
-
-def arg_reduce_model(desc):
-    x = desc["InputTensor"]
-    sizes, axes = x["Sizes"], sorted(desc["Axes"])
-    attrs = {"keepdims": 1,
-             "select_last_index": 1 if desc["AxisDirection"] == "DECREASING" else 0}
-    op = "ArgMin" if desc["op"] == "ARGMIN" else "ArgMax"
-    if len(axes) == 1:
-        nodes, inits = [helper.make_node(op, ["x"], ["y"], axis=axes[0], **attrs)], []
-        y_shape = desc["OutputTensor"]["Sizes"]
-    else:
-        # SPEC D2: reduced axes last, ascending, flattened into one row-major axis.
-        kept = [a for a in range(len(sizes)) if a not in axes]
-        shape = [sizes[a] for a in kept] + [int(np.prod([sizes[a] for a in axes]))]
-        inits = [helper.make_tensor("shape", TensorProto.INT64, [len(shape)], shape)]
-        nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=kept + axes),
-                 helper.make_node("Reshape", ["t", "shape"], ["r"]),
-                 helper.make_node(op, ["r"], ["y"], axis=len(shape) - 1, **attrs)]
-        y_shape = shape[:-1] + [1]
-    model = checked_model(nodes, x, [("y", TensorProto.INT64, y_shape)], ARG_OPSET, inits)
-    return model, [tuple(y_shape)]
-
-
-def pool_model(desc):
-    x = desc["InputTensor"]
-    et = ONNX_TYPES[x["DataType"]]
-    outputs = [("y", et, desc["OutputTensor"]["Sizes"])]
-    if "OutputIndicesTensor" in desc:
-        outputs.append(("i", TensorProto.INT64, desc["OutputIndicesTensor"]["Sizes"]))
-    node = helper.make_node("MaxPool", ["x"], [o[0] for o in outputs], **pool_attributes(desc))
-    model = checked_model([node], x, outputs, POOL_OPSET)
-    return model, [tuple(o[2]) for o in outputs]
-
-
-BUILDERS = {"ARGMIN": arg_reduce_model, "ARGMAX": arg_reduce_model,
-            "MAX_POOLING1": pool_model, "MAX_POOLING2": pool_model}
-
-_evaluators = OrderedDict()
-
-
-def new_evaluator(desc):
-    """(ReferenceEvaluator, the ONNX spec's output shapes) for the descriptor, or the
-    dml.Unsupported the checker's refusal became."""
-    try:
-        model, shapes = BUILDERS[desc["op"]](desc)
-    except dml.Unsupported as refusal:
-        return refusal
+                              % (onnx.__version__, model.graph.node[-1].op_type,
+                                 " ".join(str(e).split())[:300]))
     return ReferenceEvaluator(model), shapes
 
 
-def evaluator_for(desc):
-    """The cached evaluator of a descriptor (an UNSUPPORTED verdict is cached too)."""
-    key = json.dumps(desc, sort_keys=True)
-    e = _evaluators.get(key)
-    if e is None:
-        e = new_evaluator(desc)
-        _evaluators[key] = e
-        if len(_evaluators) > CACHE_SIZE:
-            _evaluators.popitem(last=False)
-    else:
-        _evaluators.move_to_end(key)
-    if isinstance(e, dml.Unsupported):
-        raise e
-    return e
+# One evaluator per descriptor (its JSON); an UNSUPPORTED verdict is kept too.
+evaluators = dml.DescriptorCache(new_evaluator, CACHE_SIZE)
 
 
 def result_buffer(t, values, onnx_shape, what):
@@ -172,9 +97,9 @@ def result_buffer(t, values, onnx_shape, what):
 
 
 def run(desc, tensors):
-    if desc["op"] not in BUILDERS:
+    if desc["op"] not in CLAIMS:
         raise dml.Unsupported("onnx_reference_adapter has no mapping for " + desc["op"])
-    evaluator, shapes = evaluator_for(desc)
+    evaluator, shapes = evaluators.get(desc)
     x = tensors["input"]
     feed = {"x": np.frombuffer(x.data, dtype=np_dtype(x)).reshape(x.shape)}
     try:

@@ -39,27 +39,21 @@ kernel"), which DirectML allows.  Within the claims these are unsupported_requir
 should be: DirectML requires them.
 """
 
-import json
 import os
 import sys
-from collections import OrderedDict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import dmlcheck_adapter as dml  # noqa: E402
-from onnx_mapping import pool_attributes  # noqa: E402
+from onnx_mapping import OPERATORS, onnx_model, pool_attributes  # noqa: E402
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
-from onnx import helper, TensorProto  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 
-ARG_OPSET, POOL_OPSET, IR_VERSION = 13, 22, 10
 CACHE_SIZE = 256  # sessions kept (LRU); a generated run repeats a descriptor rarely
 
-# DirectML data type -> ONNX element type, for the input types ONNX Runtime's CPU kernels take.
-ONNX_TYPES = {"FLOAT32": TensorProto.FLOAT, "FLOAT16": TensorProto.FLOAT16,
-              "INT8": TensorProto.INT8, "UINT8": TensorProto.UINT8,
-              "INT32": TensorProto.INT32, "INT64": TensorProto.INT64}
+# The input types ONNX Runtime's CPU kernels take (onnx_mapping's element types).
+INPUT_TYPES = ["FLOAT32", "FLOAT16", "INT8", "UINT8", "INT32", "INT64"]
 # ONNX Runtime's refusals of a model that are what it cannot express (answered UNSUPPORTED with
 # its own message); any other failure to build a session is an ERROR (an adapter bug until shown
 # otherwise).
@@ -72,54 +66,6 @@ def np_dtype(t):
     return np.dtype("<" + t.format)
 
 
-def model_bytes(nodes, x, outputs, opset, initializers=()):
-    """One serialized ONNX model: input "x" (the descriptor's InputTensor), the given nodes and
-    (name, elem_type, shape) outputs."""
-    graph = helper.make_graph(
-        nodes, "dmlcheck", [helper.make_tensor_value_info("x", ONNX_TYPES[x["DataType"]], x["Sizes"])],
-        [helper.make_tensor_value_info(name, et, shape) for name, et, shape in outputs],
-        initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="dmlcheck")
-    model.ir_version = IR_VERSION
-    return model.SerializeToString()
-
-
-def arg_reduce_model(desc):
-    x = desc["InputTensor"]
-    sizes, axes = x["Sizes"], sorted(desc["Axes"])
-    attrs = {"keepdims": 1,
-             "select_last_index": 1 if desc["AxisDirection"] == "DECREASING" else 0}
-    op = "ArgMin" if desc["op"] == "ARGMIN" else "ArgMax"
-    if len(axes) == 1:
-        nodes, inits = [helper.make_node(op, ["x"], ["y"], axis=axes[0], **attrs)], []
-        y_shape = desc["OutputTensor"]["Sizes"]
-    else:
-        # SPEC D2: reduced axes last, ascending, flattened into one row-major axis.
-        kept = [a for a in range(len(sizes)) if a not in axes]
-        shape = [sizes[a] for a in kept] + [int(np.prod([sizes[a] for a in axes]))]
-        inits = [helper.make_tensor("shape", TensorProto.INT64, [len(shape)], shape)]
-        nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=kept + axes),
-                 helper.make_node("Reshape", ["t", "shape"], ["r"]),
-                 helper.make_node(op, ["r"], ["y"], axis=len(shape) - 1, **attrs)]
-        y_shape = shape[:-1] + [1]
-    return model_bytes(nodes, x, [("y", TensorProto.INT64, y_shape)], ARG_OPSET, inits)
-
-
-def pool_model(desc):
-    x = desc["InputTensor"]
-    et = ONNX_TYPES[x["DataType"]]
-    outputs = [("y", et, desc["OutputTensor"]["Sizes"])]
-    if "OutputIndicesTensor" in desc:
-        outputs.append(("i", TensorProto.INT64, desc["OutputIndicesTensor"]["Sizes"]))
-    node = helper.make_node("MaxPool", ["x"], [o[0] for o in outputs], **pool_attributes(desc))
-    return model_bytes([node], x, outputs, POOL_OPSET)
-
-
-BUILDERS = {"ARGMIN": arg_reduce_model, "ARGMAX": arg_reduce_model,
-            "MAX_POOLING1": pool_model, "MAX_POOLING2": pool_model}
-
-_sessions = OrderedDict()
 _options = ort.SessionOptions()
 _options.intra_op_num_threads = 1
 _options.inter_op_num_threads = 1
@@ -127,10 +73,12 @@ _options.log_severity_level = 4  # refusals are answered, not logged
 
 
 def new_session(desc):
-    """An InferenceSession for the descriptor, or dml.Unsupported when ONNX Runtime refuses the
-    model for a reason in REFUSALS (its message, trimmed to the sentence that says why)."""
+    """An InferenceSession for the descriptor's model (onnx_mapping), or dml.Unsupported raised
+    when ONNX Runtime refuses the model for a reason in REFUSALS (its message, trimmed to the
+    sentence that says why)."""
+    model, _ = onnx_model(desc)
     try:
-        return ort.InferenceSession(BUILDERS[desc["op"]](desc), _options,
+        return ort.InferenceSession(model.SerializeToString(), _options,
                                     providers=["CPUExecutionProvider"])
     except Exception as e:
         text = str(e)
@@ -142,25 +90,13 @@ def new_session(desc):
                     a = pool_attributes(desc)
                     why += " (pads[dim] < kernel_shape[dim] was false; pads %s, kernel_shape %s)" % (
                         a["pads"], a["kernel_shape"])
-                return dml.Unsupported("ONNX Runtime %s refuses the %s model: %s"
-                                       % (ort.__version__, desc["op"], why))
+                raise dml.Unsupported("ONNX Runtime %s refuses the %s model: %s"
+                                      % (ort.__version__, desc["op"], why))
         raise
 
 
-def session_for(desc):
-    """The cached InferenceSession of a descriptor (an UNSUPPORTED verdict is cached too)."""
-    key = json.dumps(desc, sort_keys=True)
-    s = _sessions.get(key)
-    if s is None:
-        s = new_session(desc)
-        _sessions[key] = s
-        if len(_sessions) > CACHE_SIZE:
-            _sessions.popitem(last=False)
-    else:
-        _sessions.move_to_end(key)
-    if isinstance(s, dml.Unsupported):
-        raise s
-    return s
+# One session per descriptor (its JSON); an UNSUPPORTED verdict is kept too.
+sessions = dml.DescriptorCache(new_session, CACHE_SIZE)
 
 
 def result_buffer(t, values, what):
@@ -174,9 +110,9 @@ def result_buffer(t, values, what):
 
 
 def run(desc, tensors):
-    if desc["op"] not in BUILDERS:
+    if desc["op"] not in OPERATORS:
         raise dml.Unsupported("onnxruntime_adapter has no mapping for " + desc["op"])
-    session = session_for(desc)
+    session = sessions.get(desc)
     x = tensors["input"]
     feed = {"x": np.frombuffer(x.data, dtype=np_dtype(x)).reshape(x.shape)}
     got = session.run(None, feed)
@@ -187,8 +123,8 @@ def run(desc, tensors):
 
 
 def main():
-    dml.serve(run, name="onnxruntime", version=ort.__version__, operators=list(BUILDERS),
-              layout="packed", max_feature_level="6_4", input_types=list(ONNX_TYPES),
+    dml.serve(run, name="onnxruntime", version=ort.__version__, operators=list(OPERATORS),
+              layout="packed", max_feature_level="6_4", input_types=INPUT_TYPES,
               platform="ONNX Runtime (CPUExecutionProvider)",
               driver="onnx %s; python %s" % (onnx.__version__, sys.version.split()[0]))
 

@@ -49,7 +49,6 @@ The mappings (docs/SEMANTICS.md):
 """
 
 import argparse
-import collections
 import json
 import os
 import sys
@@ -175,29 +174,21 @@ def leading(got, want):
 
 class Runner:
     """Compiles one model per model_key and runs cases on it; the compiled models (with their
-    infer requests) are kept in an LRU cache of cache_size entries."""
+    infer requests) are kept in an LRU cache of cache_size entries (0: none kept)."""
 
-    def __init__(self, config, cache=True, cache_size=128):
+    def __init__(self, config, cache_size=128):
         self.core = ov.Core()
         self.config = config
-        self.cache = collections.OrderedDict() if cache else None
-        self.cache_size = cache_size
+        self.requests = dml.DescriptorCache(self.new_request, cache_size, key=model_key)
+
+    def new_request(self, desc):
+        compiled = self.core.compile_model(BUILDERS[desc["op"]](desc), "CPU", self.config)
+        return compiled.create_infer_request()
 
     def request_for(self, desc):
-        key = model_key(desc)
-        if self.cache is not None and key in self.cache:
-            self.cache.move_to_end(key)
-            return self.cache[key]
-        build = BUILDERS.get(desc["op"])
-        if build is None:
+        if desc["op"] not in BUILDERS:
             raise dml.Unsupported("openvino_adapter has no mapping for " + desc["op"])
-        compiled = self.core.compile_model(build(desc), "CPU", self.config)
-        req = compiled.create_infer_request()
-        if self.cache is not None:
-            if len(self.cache) >= self.cache_size:
-                self.cache.popitem(last=False)  # the least recently used
-            self.cache[key] = req
-        return req
+        return self.requests.get(desc)
 
     def __call__(self, desc, tensors):
         req = self.request_for(desc)
@@ -236,7 +227,7 @@ def main():
     mode = "PERFORMANCE" if a.performance else "ACCURACY"
     if a.cache_size < 1:
         p.error("--cache-size must be at least 1")
-    dml.serve(Runner(config, cache=not a.no_cache, cache_size=a.cache_size), name="openvino",
+    dml.serve(Runner(config, cache_size=0 if a.no_cache else a.cache_size), name="openvino",
               version=ov.__version__.split("-")[0], operators=list(BUILDERS), layout="packed",
               max_feature_level="6_4", input_types=INPUT_TYPES,
               platform="OpenVINO CPU plugin", device=ov.Core().get_property("CPU", "FULL_DEVICE_NAME"),

@@ -28,6 +28,7 @@ import os
 import struct
 import sys
 import traceback
+from collections import OrderedDict
 
 PROTOCOL_VERSION = 1
 MAGIC = b"DMLP"
@@ -105,6 +106,45 @@ class Tensor:
         for o, v in zip(self.offsets(), values):
             pack(buf, o * self.itemsize, v)
         return buf
+
+
+def descriptor_key(desc):
+    """The whole descriptor as one key: its JSON with sorted keys."""
+    return json.dumps(desc, sort_keys=True)
+
+
+class DescriptorCache:
+    """What build(*args) makes (a compiled model, a session), kept for the least recently used
+    `size` keys, key(*args) each (default: descriptor_key of the one argument, the descriptor).
+    An Unsupported that build raises is kept like a result and raised again for its key, so a
+    refusal costs one build; any other exception is not kept.  size 0 keeps nothing (builds
+    every time)."""
+
+    def __init__(self, build, size, key=descriptor_key):
+        if size < 0:
+            raise ValueError("a cache of %d entries" % size)
+        self.build, self.size, self.key = build, size, key
+        self.entries = OrderedDict()
+
+    def __len__(self):
+        return len(self.entries)
+
+    def get(self, *args):
+        key = self.key(*args)
+        try:
+            value = self.entries[key]
+            self.entries.move_to_end(key)
+        except KeyError:
+            try:
+                value = self.build(*args)
+            except Unsupported as refusal:
+                value = refusal
+            self.entries[key] = value
+            if len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+        if isinstance(value, Unsupported):
+            raise value.with_traceback(None)  # not one more traceback per raise
+        return value
 
 
 class Channel:

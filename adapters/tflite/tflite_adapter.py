@@ -68,7 +68,6 @@ import argparse
 import contextlib
 import os
 import sys
-from collections import OrderedDict
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -272,23 +271,23 @@ class Adapter:
         self.converter = Converter()
         self.pool_models = PoolModels(self.converter)
         self.arg_models = ArgModels(self.converter)
-        self.interpreters = OrderedDict()
+        self.interpreters = dml.DescriptorCache(self.new_interpreter, CACHE_SIZE,
+                                                key=self.interpreter_key)
+
+    def interpreter_key(self, key, shape, build):
+        """A model structure's key, and with --fixed-shapes the exact shape too."""
+        return key + (tuple(shape),) if self.fixed_shapes else key
+
+    def new_interpreter(self, key, shape, build):
+        """[Interpreter, the input shape it is allocated for (None: not yet)] of build's model."""
+        signature = list(shape) if self.fixed_shapes else [None] * len(shape)
+        model = build(signature)
+        return [Interpreter(model_content=model, experimental_op_resolver_type=self.resolver,
+                            num_threads=1), None]
 
     def interpreter(self, key, shape, build):
         """The cached interpreter of a model structure, resized to shape."""
-        if self.fixed_shapes:
-            key = key + (tuple(shape),)
-        entry = self.interpreters.get(key)
-        if entry is None:
-            signature = list(shape) if self.fixed_shapes else [None] * len(shape)
-            model = build(signature)
-            entry = [Interpreter(model_content=model, experimental_op_resolver_type=self.resolver,
-                                 num_threads=1), None]
-            self.interpreters[key] = entry
-            if len(self.interpreters) > CACHE_SIZE:
-                self.interpreters.popitem(last=False)
-        else:
-            self.interpreters.move_to_end(key)
+        entry = self.interpreters.get(key, shape, build)
         it, current = entry
         if current != tuple(shape):
             it.resize_tensor_input(it.get_input_details()[0]["index"], list(shape))

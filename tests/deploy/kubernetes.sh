@@ -21,6 +21,7 @@ for p in "$py" "$sqlite"; do
 done
 "$py" -c 'import yaml' 2>/dev/null || { echo "1..0 # SKIP no PyYAML (python3-yaml)"; exit 0; }
 . "$root/tests/lib/cli_tap.sh"
+. "$root/tests/lib/same_as_unsharded.sh"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 # extract JOB FIELD: a Job's script ("script") or its environment as shell assignments ("env").
@@ -98,20 +99,7 @@ check "shards_succeed_with_mismatches_found" eval '[ "$(echo $shard_rcs | tr -d 
 check "each_shard_copies_one_whole_file" eval '[ $(ls "$tmp/results/$run_id" | grep -c "^shard-[0-9]*\.sqlite$") -eq $shards ] && ! ls -a "$tmp/results/$run_id" | grep -q partial'
 check "merge_waits_then_merges_and_reports" eval 'rc_is 0 && [ -s "$tmp/results/$run_id/report.html" ] && [ -s "$tmp/results/$run_id/report.xml" ] && grep -q "merged $shards databases" "$tmp/merge.out"'
 m=$tmp/results/$run_id/merged.sqlite
-for what in \
-    "cells:SELECT feature_level, op, input_type, output_type, indices_type, cases, passed, failed, unspecified, skipped, errors FROM verdict_counts ORDER BY 1, 2, 3, 4, 5" \
-    "case_ids:SELECT case_id, verdict, ifnull(kind, '') FROM case_list ORDER BY case_id" \
-    "signatures:SELECT op, feature_level, input_type, output_type, indices_type, layout, distribution, kind, verdict, count, representative, first_mismatch, replay FROM signatures ORDER BY op, feature_level, input_type, output_type, indices_type, layout, distribution, kind, verdict" \
-    "runs:SELECT cases_done, failures, status, seed, cases_requested FROM runs"; do
-    name=${what%%:*} sql=${what#*:}
-    "$sqlite" "$tmp/whole.sqlite" "$sql" >"$tmp/a"
-    "$sqlite" "$m" "$sql" >"$tmp/b" 2>&1
-    check "kubernetes_${name}_equal_the_unsharded_runs" eval '[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"'
-done
-families() { "$dmlcheck" report --db "$1" --format md | grep '^| [0-9]* | \(FAIL\|differs\) |'; }
-families "$tmp/whole.sqlite" >"$tmp/a"
-families "$m" >"$tmp/b"
-check "kubernetes_families_equal_the_unsharded_runs" eval '[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"'
+same_as_unsharded kubernetes "$tmp/whole.sqlite" "$m"
 
 # A reused RUN_ID: shard 1 is of another seed.  --expect-shards refuses the set.
 rm -f "$m"

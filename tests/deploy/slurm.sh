@@ -14,6 +14,7 @@ for p in munged slurmctld slurmd sbatch scontrol sinfo python3 bash "$sqlite"; d
     command -v "$p" >/dev/null 2>&1 || { echo "1..0 # SKIP no $p (slurm-wlm, munge: .ci/install-deps.sh)"; exit 0; }
 done
 . "$root/tests/lib/cli_tap.sh"
+. "$root/tests/lib/same_as_unsharded.sh"
 cluster=$tmp/cluster
 trap 'bash "$root/deploy/slurm/cluster.sh" stop "$cluster"; rm -rf "$tmp"' EXIT
 submit() { bash "$root/deploy/slurm/submit.sh" --dmlcheck "$dmlcheck" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
@@ -34,20 +35,7 @@ args="--backend $backend --cases 4000 --seed 11 --shrink-budget 0"
 # shellcheck disable=SC2086
 submit --shards 4 --out "$tmp/run" -- $args
 check "submit_exits_1_for_mismatches_as_run_does" eval 'rc_is 1 && out_has "merged into"'
-for what in \
-    "cells:SELECT feature_level, op, input_type, output_type, indices_type, cases, passed, failed, unspecified, skipped, errors FROM verdict_counts ORDER BY 1, 2, 3, 4, 5" \
-    "case_ids:SELECT case_id, verdict, ifnull(kind, '') FROM case_list ORDER BY case_id" \
-    "signatures:SELECT op, feature_level, input_type, output_type, indices_type, layout, distribution, kind, verdict, count, representative, rep_elements, first_mismatch, replay FROM signatures ORDER BY id" \
-    "runs:SELECT cases_done, failures, status, seed, cases_requested FROM runs"; do
-    name=${what%%:*} sql=${what#*:}
-    "$sqlite" "$tmp/whole.sqlite" "$sql" >"$tmp/a"
-    "$sqlite" "$tmp/run/merged.sqlite" "$sql" >"$tmp/b" 2>&1
-    check "slurm_${name}_equal_the_unsharded_runs" eval '[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"'
-done
-families() { "$dmlcheck" report --db "$1" --format md | grep '^| [0-9]* | \(FAIL\|differs\) |'; }
-families "$tmp/whole.sqlite" >"$tmp/a"
-families "$tmp/run/merged.sqlite" >"$tmp/b"
-check "slurm_families_equal_the_unsharded_runs" eval '[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"'
+same_as_unsharded slurm "$tmp/whole.sqlite" "$tmp/run/merged.sqlite"
 check "slurm_writes_the_report" eval '[ -s "$tmp/run/report.html" ]'
 
 # Shard 3 of 4 gets no case of --cases 3: it fails, the merge is cancelled, not left pending.

@@ -8,18 +8,8 @@
 set -u
 dmlcheck=$1
 . "$(dirname "$0")/../lib/cli_tap.sh"
-limited() { # KILOBYTES ARGS...: dmlcheck ARGS under ulimit -v KILOBYTES
-    limit=$1
-    shift
-    (ulimit -v "$limit" && exec "$dmlcheck" "$@") >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
-# A sanitizer build reserves terabytes of shadow memory and cannot start under any limit.
-limited 200000 bench --list
-if ! rc_is 0; then
-    echo "1..0 # SKIP dmlcheck does not start under ulimit -v 200000 (a sanitizer build?)"
-    exit 0
-fi
+. "$(dirname "$0")/../lib/memory_limit.sh"
+skip_unless_starts_under 200000 bench --list
 # Once without a limit, so the program binary is cached (the load that crashed PoCL).
 "$dmlcheck" bench --backend opencl --repeat 1 --scenario argmax_f32_inner >/dev/null 2>&1
 

@@ -12,18 +12,8 @@
 set -u
 dmlcheck=$1 sqlite=$2 corpus=$3
 . "$(dirname "$0")/../lib/cli_tap.sh"
-limited() { # KILOBYTES ARGS...: dmlcheck ARGS under ulimit -v KILOBYTES
-    limit=$1
-    shift
-    (ulimit -v "$limit" && exec "$dmlcheck" "$@") >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-}
-# A sanitizer build reserves terabytes of shadow memory and cannot start under any limit.
-limited 40000 run --backend reference --cases 10 --seed 1 --db "$tmp/probe.sqlite"
-if ! rc_is 0; then
-    echo "1..0 # SKIP dmlcheck does not start under ulimit -v 40000 (a sanitizer build?)"
-    exit 0
-fi
+. "$(dirname "$0")/../lib/memory_limit.sh"
+skip_unless_starts_under 40000 run --backend reference --cases 10 --seed 1 --db "$tmp/probe.sqlite"
 
 limited 40000 run --backend reference --cases 11499 --seed 1 --shrink-budget 0 --db "$tmp/db.sqlite"
 check run_out_of_memory_exits_2 rc_is 2

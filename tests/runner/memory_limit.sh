@@ -8,15 +8,15 @@
 set -u
 dmlcheck=$1 sqlite=${2:-} sanitize=${3:-none}
 . "$(dirname "$0")/../lib/cli_tap.sh"
+. "$(dirname "$0")/../lib/memory_limit.sh"
 if [ "$sanitize" != none ] || [ -z "$sqlite" ]; then
     echo "1..0 # SKIP a sanitizer build, or no sqlite3 program"
     exit 0
 fi
 for seed in 1 2 7; do
     rm -f "$tmp/db.sqlite"*
-    (ulimit -v 20000 && exec "$dmlcheck" run --backend reference --cases 5000 --seed "$seed" \
-        --shrink-budget 0 --db "$tmp/db.sqlite") >"$tmp/out" 2>"$tmp/err"
-    echo $? >"$tmp/rc"
+    limited 20000 run --backend reference --cases 5000 --seed "$seed" --shrink-budget 0 \
+        --db "$tmp/db.sqlite"
     check "seed_${seed}_ends_with_an_error_not_an_abort" eval \
         'rc_is 2 && err_has "out of memory" || rc_is 0'
     check "seed_${seed}_run_row_is_not_left_running" eval \
