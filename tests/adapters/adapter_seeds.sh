@@ -9,6 +9,8 @@
 # prints the report's unexpected signatures.  A benchmark (suite adapters-seeds), not a test:
 #   meson test -C build --benchmark --suite adapters-seeds
 #   sh tests/adapters/adapter_seeds.sh build/dmlcheck 'process:PY ADAPTER' EXPECTATIONS CASES "SEEDS" [RUN OPTIONS...]
+# DMLCHECK_SEEDS_KEEP=DIR keeps each seed's database (run-SEED.sqlite) in DIR, for `dmlcheck
+# report` or tests/adapters/expectation_usage.sh (which entries the seeds need).
 set -u
 dmlcheck=$1 backend=$2 expectations=$3 cases=$4 seeds=$5
 shift 5
@@ -23,6 +25,10 @@ for seed in $seeds; do
     families=$(sed -n 's/^families: \([0-9]*\).*/\1/p' "$tmp/out")
     diagnosed=$(grep '^    root cause: ' "$tmp/out" | grep -vc 'root cause: undiagnosed')
     run report --db "$tmp/run-$seed.sqlite" --expectations "$expectations" -o "$tmp/report-$seed.md"
+    if [ -n "${DMLCHECK_SEEDS_KEEP:-}" ]; then
+        mkdir -p "$DMLCHECK_SEEDS_KEEP" && cp "$tmp/run-$seed.sqlite"* "$DMLCHECK_SEEDS_KEEP/" ||
+            echo "# could not keep run-$seed.sqlite in $DMLCHECK_SEEDS_KEEP"
+    fi
     check "seed $seed: $cases cases, $fails judged failures, ${families:-0} families ($diagnosed by confirmed cause), ${wall} s: nothing unexpected" rc_is 0
     [ "$(cat "$tmp/rc")" = 0 ] ||
         awk '/^## Mismatch signatures/{f=1} /^## Differs/{f=0} f && /^\| [0-9]+ \| FAIL/' "$tmp/report-$seed.md" | head -n 20 | sed 's/^/# /'
