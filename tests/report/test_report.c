@@ -454,6 +454,42 @@ static void test_injected(ctx *c, const char *two, const fixture_tally *tally)
     report_model_free(&m);
 }
 
+/* An entry with "cause": "undiagnosed" matches the fixture's rows (no cause was confirmed for
+ * them), and one naming a cause matches none of them. */
+static void test_undiagnosed_entries(ctx *c, const char *two)
+{
+    static const char *const causes[] = { "undiagnosed", "UNDIAGNOSED", "tie_direction_flipped" };
+    for (size_t k = 0; k < sizeof causes / sizeof causes[0]; k++) {
+        char path[512];
+        tmp_path(c, "undiagnosed.json", path, sizeof path);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "{\"expectations\": [{\"op\": \"MAX_POOLING2\", \"input\": \"f16\", "
+                    "\"kind\": \"value_bits_differ\", \"cause\": \"%s\", \"reason\": \"r\"}]}\n",
+                    causes[k]);
+            fclose(f);
+        }
+        report_model m;
+        dmlc_error err = { "" };
+        bool ok = f && load(&m, two, 2, path, &err);
+        size_t pooling_f16 = 0, expected = 0;
+        for (size_t i = 0; ok && i < m.signature_count; i++) {
+            const report_signature *s = &m.signatures[i];
+            if (s->op == OP_MAX_POOLING2 && s->input == DML_TENSOR_DATA_TYPE_FLOAT16
+                && !strcmp(s->kind, "value_bits_differ")) {
+                pooling_f16++;
+                expected += s->expected_reason != NULL;
+            }
+        }
+        bool want_all = k < 2;
+        tap_ok(&c->t, ok && pooling_f16 > 0 && expected == (want_all ? pooling_f16 : 0),
+               "an entry with cause \"%s\" excuses %s of the undiagnosed pooling FLOAT16 rows "
+               "(%zu of %zu) %s", causes[k], want_all ? "all" : "none", expected, pooling_f16, err.msg);
+        if (ok)
+            report_model_free(&m);
+    }
+}
+
 /* ---- unreadable databases ----------------------------------------------------------- */
 
 static void expect_error(ctx *c, const char *db, const char *args, const char *message,
@@ -640,6 +676,7 @@ int main(int argc, char **argv)
     if (tap_ok(&c.t, built, "fixture databases built: %s", err.msg)) {
         test_goldens(&c, clean, two);
         test_injected(&c, two, tally);
+        test_undiagnosed_entries(&c, two);
         test_errors(&c, clean);
     }
     test_real_run(&c);
