@@ -63,11 +63,9 @@ const cause *cause_key_first(const char *key)
     return key ? find_id(key, key_id_length(key)) : NULL;
 }
 
-/* Whether the id of n characters at at is one of key's ids, joined by `joiner`. */
-static bool key_has_id(const char *key, char joiner, const char *at, size_t n)
+/* Whether the id of n characters at at is one of key's ids. */
+static bool key_has_id(const char *key, const char *at, size_t n)
 {
-    if (!strchr(key, joiner))
-        return false;
     for (const char *k = key; *k;) {
         size_t m = key_id_length(k);
         if (m == n && !memcmp(k, at, n))
@@ -77,30 +75,27 @@ static bool key_has_id(const char *key, char joiner, const char *at, size_t n)
     return false;
 }
 
-/* Whether single-cause key a is a part of pair or either-key b. */
-static bool part_of(const char *a, const char *b)
+/* Whether some id of a is an id of b. */
+static bool keys_share_id(const char *a, const char *b)
 {
-    return !strpbrk(a, "+|") && (key_has_id(b, '+', a, strlen(a)) || key_has_id(b, '|', a, strlen(a)));
-}
-
-/* Whether either-keys a and b share a cause. */
-static bool either_keys_meet(const char *a, const char *b)
-{
-    if (!strchr(a, '|') || !strchr(b, '|'))
-        return false;
     for (const char *k = a; *k;) {
         size_t m = key_id_length(k);
-        if (key_has_id(b, '|', k, m))
+        if (key_has_id(b, k, m))
             return true;
         k = k[m] ? k + m + 1 : k + m;
     }
     return false;
 }
 
+/* One bug's row: the same key; or a single cause and a pair or either-key holding it; or two
+ * either-keys with a cause in common.  (Two pairs sharing one cause are two bugs' rows.) */
 bool cause_keys_same_bug(const char *a, const char *b)
 {
-    return a && b && a[0] && b[0]
-           && (!strcmp(a, b) || part_of(a, b) || part_of(b, a) || either_keys_meet(a, b));
+    if (!a || !b || !a[0] || !b[0])
+        return false;
+    bool a_single = !strpbrk(a, "+|"), b_single = !strpbrk(b, "+|");
+    bool both_either = strchr(a, '|') && strchr(b, '|');
+    return !strcmp(a, b) || ((a_single != b_single || both_either) && keys_share_id(a, b));
 }
 
 const char *cause_key_preferred(const char *a, const char *b)
@@ -108,13 +103,18 @@ const char *cause_key_preferred(const char *a, const char *b)
     return strpbrk(a, "+|") && !strpbrk(b, "+|") ? b : a;
 }
 
+/* The CAUSE_* family of c's operator. */
+static unsigned case_family(const dml_case *c)
+{
+    return case_module(c)->output_is_index ? CAUSE_ARG_REDUCE : CAUSE_POOLING;
+}
+
 const cause *cause_also_possible(const cause *named, const dml_case *c)
 {
     for (size_t k = 0; k < CAUSE_COUNT; k++) {
         const cause *h = cause_catalogue[k];
         if (h->named_instead_by && !strcmp(h->named_instead_by, named->id)
-            && !cause_applies(h, c) && (h->families & (case_module(c)->output_is_index
-                                                           ? CAUSE_ARG_REDUCE : CAUSE_POOLING)))
+            && (h->families & case_family(c)) && !cause_applies(h, c))
             return h;
     }
     return NULL;
@@ -122,6 +122,5 @@ const cause *cause_also_possible(const cause *named, const dml_case *c)
 
 bool cause_applies(const cause *h, const dml_case *c)
 {
-    unsigned family = case_module(c)->output_is_index ? CAUSE_ARG_REDUCE : CAUSE_POOLING;
-    return (h->families & family) && (!h->applies || h->applies(c));
+    return (h->families & case_family(c)) && (!h->applies || h->applies(c));
 }

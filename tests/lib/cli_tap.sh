@@ -33,6 +33,16 @@ skip() {
     echo "ok $n - $1 # SKIP $2"
 }
 
+# Skips the whole script (TAP "1..0 # SKIP REASON") unless COMMAND... succeeds; its output is
+# discarded.  skip_all_unless "no OpenCL device" "$dmlcheck" devices
+skip_all_unless() {
+    reason=$1
+    shift
+    "$@" >/dev/null 2>&1 && return 0
+    echo "1..0 # SKIP $reason"
+    exit 0
+}
+
 rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
 out_is() { [ "$(cat "$tmp/out")" = "$1" ]; }
 err_has() { grep -qF -- "$1" "$tmp/err"; }

@@ -8,10 +8,7 @@
 set -u
 dmlcheck=$1
 . "$(dirname "$0")/../lib/cli_tap.sh"
-if ! "$dmlcheck" devices >/dev/null 2>&1; then
-    echo "1..0 # SKIP no OpenCL device"
-    exit 0
-fi
+skip_all_unless "no OpenCL device" "$dmlcheck" devices
 # ARGMAX float16 {256,65536}: 16,777,216 elements, 32 MiB of input.
 run bench --backend opencl --repeat 1 --scenario argmax_f16_inner
 check bench_exits_0 rc_is 0

@@ -8,10 +8,7 @@
 set -u
 dmlcheck=$1
 . "$(dirname "$0")/../lib/cli_tap.sh"
-if ! "$dmlcheck" devices >/dev/null 2>&1; then
-    echo "1..0 # SKIP no OpenCL device"
-    exit 0
-fi
+skip_all_unless "no OpenCL device" "$dmlcheck" devices
 export POCL_CACHE_DIR="$tmp/pocl" DMLCHECK_CL_CACHE_DIR="$tmp/dmlcheck"
 mkdir -p "$POCL_CACHE_DIR" "$DMLCHECK_CL_CACHE_DIR"
 
