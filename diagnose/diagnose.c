@@ -462,6 +462,155 @@ bool diagnose_case(const dml_case *failing, const diagnose_options *opt, probe_a
     return true;
 }
 
+/* The prediction of a stored key's bug (diagnosis_key's form): its cause's variant, a pair's
+ * composed ("a+b"), an either-key's named cause ("a|b"); *open whether it leaves a padding
+ * winner's index open.  False when the key names no cause of the catalogue that could touch
+ * c, or its pair does not compose. */
+static bool key_prediction(const char *key, const dml_case *c, scan_variant *v, bool *open)
+{
+    const cause *a = cause_key_first(key);
+    const char *plus = strchr(key, '+');
+    const cause *b = plus ? cause_key_first(plus + 1) : NULL;
+    if (!a || !cause_applies(a, c) || (plus && (!b || !cause_applies(b, c))))
+        return false;
+    *open = padding_index_open(a) || (b && padding_index_open(b));
+    *v = a->variant;
+    return !b || scan_variant_compose(&a->variant, &b->variant, v);
+}
+
+/* Whether an answer is a known bug's prediction on a failing case: where a window holds a
+ * real element as on a probe (contradicts), and in a window wholly in padding wherever the
+ * prediction's value parts from the spec's (zero padding writes its 0 there; an index there
+ * is the implementation's own).  A window wholly in padding where the prediction is the
+ * spec's says nothing of the bug: an answer of the implementation's own there is no
+ * contradiction (D7). */
+static bool answer_predicted(bool open_padding_index, const dml_case *c, const uint8_t *decided,
+                             const case_outputs *predicted, const case_outputs *spec,
+                             const case_outputs *got)
+{
+    if (contradicts(open_padding_index, c, decided, predicted, got))
+        return false;
+    tensor_view out;
+    case_tensor_view(&c->output, &out);
+    for (uint64_t logical = 0; decided && logical < out.elements; logical++)
+        if (!decided[logical]
+            && !same_element(&c->output, &out, predicted->output, spec->output, logical)
+            && !same_element(&c->output, &out, predicted->output, got->output, logical))
+            return false;
+    return true;
+}
+
+/* The key a failure explained by `key` is stored under: a pair's as it is; one cause's, with
+ * the cause it cannot be told from on c when there is one (diagnosis_key's rule). */
+static void same_bug_key(const char *key, const dml_case *c, char *buf, size_t size)
+{
+    const cause *named = cause_key_first(key);
+    const cause *also = named ? cause_also_possible(named, c) : NULL;
+    if (strchr(key, '+'))
+        snprintf(buf, size, "%s", key);
+    else if (also)
+        snprintf(buf, size, "%s|%s", named->id, also->id);
+    else
+        snprintf(buf, size, "%.*s", (int)strcspn(key, "|"), key);
+}
+
+/* What one failing case is checked with: its spec answer, its decided windows, the backend's
+ * answer once asked. */
+typedef struct same_bug_state {
+    const dml_case *failing;
+    const diagnose_options *opt;
+    case_outputs spec;
+    uint8_t *decided;
+    probe_answer got;
+    bool asked;
+} same_bug_state;
+
+/* Whether key's prediction is what the backend answers to the failing case; asks the case
+ * the first time a prediction parts from the spec. */
+static bool try_key(same_bug_state *st, const char *key, probe_ask ask, void *ctx, bool *held,
+                    dmlc_error *err)
+{
+    scan_variant v;
+    bool open = false, ok = true;
+    case_outputs predicted = { 0 };
+    dmlc_error why;
+    *held = false;
+    if (!key_prediction(key, st->failing, &v, &open)
+        || !scan_predict(&v, st->failing, &st->opt->exec, &predicted, &why)
+        || same_outputs(st->failing, &predicted, &st->spec)) {
+        case_outputs_free(&predicted);
+        return true;
+    }
+    if (!st->asked) {
+        st->asked = true;
+        ok = case_outputs_alloc(&st->got.outputs, st->failing)
+             || err_set(err, "out of memory for a failing case's answer");
+        ok = ok && (ask(ctx, st->failing, &st->got, err)
+                    || err_prefix(err, "asking a failing case again for %s", key));
+    }
+    *held = ok && st->got.ran
+            && answer_predicted(open, st->failing, st->decided, &predicted, &st->spec,
+                                &st->got.outputs);
+    case_outputs_free(&predicted);
+    return ok;
+}
+
+/* Whether two stored keys compose: each names one cause, and they are distinct. */
+static bool composable(const char *a, const char *b, char *pair, size_t size)
+{
+    const cause *x = cause_key_first(a), *y = cause_key_first(b);
+    if (!x || !y || x == y || strchr(a, '+') || strchr(b, '+'))
+        return false;
+    size_t ix = 0, iy = 0;
+    for (size_t k = 0; k < CAUSE_COUNT; k++) {
+        ix = cause_catalogue[k] == x ? k : ix;
+        iy = cause_catalogue[k] == y ? k : iy;
+    }
+    snprintf(pair, size, "%s+%s", ix < iy ? x->id : y->id, ix < iy ? y->id : x->id);
+    return true;
+}
+
+bool diagnose_same_bug(const dml_case *failing, const char *const *keys, size_t count,
+                       const diagnose_options *opt, probe_ask ask, void *ask_ctx,
+                       same_bug_check *out, dmlc_error *err)
+{
+    static const scan_variant spec_variant = { 0 };
+    same_bug_state st = { .failing = failing, .opt = opt };
+    case_outputs check = { 0 };
+    bool no_memory = false, held = false;
+    dmlc_error why;
+    *out = (same_bug_check){ .first = SIZE_MAX, .second = SIZE_MAX };
+    bool ok = spec_answer(failing, &opt->exec, &st.spec)
+              && (st.decided = decided_windows(failing, &no_memory), !no_memory);
+    if (!ok)
+        err_set(err, "out of memory checking a failure against the bugs confirmed");
+    /* As for a probe: no prediction is trusted where the variant oracle is not the spec. */
+    bool trusted = ok && scan_predict(&spec_variant, failing, &opt->exec, &check, &why)
+                   && same_outputs(failing, &check, &st.spec);
+    for (size_t i = 0; trusted && ok && !held && i < count; i++)
+        if ((ok = try_key(&st, keys[i], ask, ask_ctx, &held, err)) && held) {
+            out->first = i;
+            same_bug_key(keys[i], failing, out->key, sizeof out->key);
+        }
+    bool pairs = case_tensor_elements(&failing->input) <= SAME_BUG_PAIR_ELEMENTS;
+    for (size_t i = 0; pairs && trusted && ok && !held && i < count && i < SAME_BUG_PAIR_KEYS; i++)
+        for (size_t j = i + 1; ok && !held && j < count && j < SAME_BUG_PAIR_KEYS; j++) {
+            char pair[sizeof out->key];
+            if (composable(keys[i], keys[j], pair, sizeof pair)
+                && (ok = try_key(&st, pair, ask, ask_ctx, &held, err)) && held) {
+                out->first = i;
+                out->second = j;
+                snprintf(out->key, sizeof out->key, "%s", pair);
+            }
+        }
+    out->held = held;
+    case_outputs_free(&st.spec);
+    case_outputs_free(&check);
+    case_outputs_free(&st.got.outputs);
+    free(st.decided);
+    return ok;
+}
+
 const cause *diagnosis_cause(const diagnosis *d)
 {
     return d->confirmed_count == 1 ? d->confirmed[0] : NULL;

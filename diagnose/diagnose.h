@@ -98,4 +98,32 @@ json_t *diagnosis_json(const diagnosis *d);
 /* A short text for a person: the verdict and one line per probe.  Returns buf. */
 const char *diagnosis_text(const diagnosis *d, char *buf, size_t size);
 
+/* What asking a failing case once more showed of the bugs already confirmed on other cases
+ * of the same run (diagnose_same_bug). */
+typedef struct same_bug_check {
+    bool held;            /* a key's prediction is what the backend answered */
+    size_t first, second; /* the keys it was: keys[first], composed with keys[second] when
+                           * that is not SIZE_MAX (two bugs in one case) */
+    char key[2 * 64 + 2]; /* the key to store: keys[first] (an either-key narrowed to its cause
+                           * where the other applies here), or "a+b" */
+} same_bug_check;
+
+/* Two keys' compositions are tried among the first this many, on failing cases of at most
+ * this many input elements: each costs a scan of the case. */
+#define SAME_BUG_PAIR_KEYS 8
+#define SAME_BUG_PAIR_ELEMENTS 65536
+
+/* Whether one of the bugs of stored keys (diagnosis_key's form), each confirmed by probing on
+ * another failure of this backend, is this failure too, or two of them together: its
+ * prediction for `failing` itself differs from the spec and is what the backend answers when
+ * asked the case again (where a window holds a real element, as on probes, and wherever else
+ * the prediction parts from the spec).  Keys in order, then pairs.  The case is asked once at
+ * most, and not at all when no bug can show in it.  Two bugs that share an operator family, a
+ * kind and a verdict (OpenVINO's UINT64 read as 32 bits and its NaN restarts) are told apart
+ * by it, each failure named by its own.  False with err only when memory runs out or asking
+ * failed. */
+bool diagnose_same_bug(const dml_case *failing, const char *const *keys, size_t count,
+                       const diagnose_options *opt, probe_ask ask, void *ask_ctx,
+                       same_bug_check *out, dmlc_error *err);
+
 #endif

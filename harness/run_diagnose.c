@@ -1,10 +1,19 @@
 /*
- * run_diagnose.c: after shrinking, the first signature of each new family is diagnosed
- * (diagnose.h): the backend is asked the probes of every root cause that could explain the
- * family's case (its shrunk case when there is one), through the run's session, and a cause
- * is named only when its predictions came back exactly and no other cause's did.  The cause
- * (or none: undiagnosed) and the evidence are stored with the signature; results/families.c
- * keys families by confirmed cause, so one bug is one row whatever the seed split it into.
+ * run_diagnose.c: after shrinking, new signatures are diagnosed (diagnose.h).  The first of
+ * each family is probed: the backend is asked the probes of every root cause that could
+ * explain the family's case (its shrunk case when there is one), through the run's session,
+ * and a cause is named only when its predictions came back exactly and no other cause's did.
+ * Every new signature is first checked against the bugs probing confirmed earlier in the run
+ * (its own family's first): when one of them, or two together, predict the signature's own
+ * case, asked again, it is that bug (one question); otherwise it is probed, up to
+ * PROBED_PER_FAMILY a family, since two bugs can share an operator family, a kind and a
+ * verdict.  The cause (or none: undiagnosed) and the evidence
+ * are stored with the signature; results/families.c keys families by confirmed cause, so one
+ * bug is one row whatever the seed split it into, and two bugs are two rows.  A signature past
+ * the budget stays without a diagnosis and goes to the row of its family's commonest cause:
+ * a cause's prediction is exact only where its model reaches (float_compared_as_int_bits
+ * says nothing of the NaNs it also misorders), so its NaN signatures are explained by probes
+ * only, which confirm the cause again and again.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,13 +24,19 @@
 #include "op_module.h"
 #include "run_internal.h"
 
-/* True when an earlier new signature of the same family was diagnosed in this run. */
-static bool family_diagnosed(const runner *r, size_t i)
+/* Signatures of one family probed in a run at most: the first, and later ones no bug
+ * confirmed before explains (a second bug of the same kind, or a failure outside the
+ * catalogue probed again in vain).  A backend with many bugs outside the catalogue pays
+ * for this many diagnoses a family, not one a signature. */
+#define PROBED_PER_FAMILY 4
+
+/* Earlier new signatures of i's family that were probed in this run. */
+static unsigned family_probed(const runner *r, size_t i)
 {
+    unsigned n = 0;
     for (size_t k = 0; k < i; k++)
-        if (r->sigs[k].diagnosed && runner_same_family(&r->sigs[k], &r->sigs[i]))
-            return true;
-    return false;
+        n += r->sigs[k].probed && runner_same_family(&r->sigs[k], &r->sigs[i]);
+    return n;
 }
 
 /* The probes' values follow from the case's id: the same case, the same probes. */
@@ -69,21 +84,59 @@ static bool diagnose_one(runner *r, const seen_signature *s, const dml_case *c, 
     return c->must_reject || session_diagnose(r->s, c, probe_seed(r->o->seed, s->index), d, err);
 }
 
-/* Stores the outcome with the signature and says it. */
-static bool record_diagnosis(runner *r, const seen_signature *s, const diagnosis *d,
-                             dmlc_error *err)
+/* Stores the outcome with the signature and says it; a confirmed cause's evidence stays
+ * with s, for later signatures its bug explains. */
+static bool record_diagnosis(runner *r, seen_signature *s, const diagnosis *d, dmlc_error *err)
 {
-    char key[2 * 64 + 2];
-    const char *found = diagnosis_key(d, key, sizeof key);
+    const char *found = diagnosis_key(d, s->cause, sizeof s->cause);
     json_t *evidence = diagnosis_json(d);
     char *text = evidence ? json_dumps(evidence, JSON_COMPACT) : NULL;
     json_decref(evidence);
     bool ok = text ? store_signature_diagnosis(r->db, s->id, found, text, err)
                    : err_set(err, "out of memory writing a diagnosis");
-    free(text);
+    if (ok && found)
+        s->evidence = text;
+    else
+        free(text);
+    if (!found)
+        s->cause[0] = 0;
     if (ok)
         print_diagnosis(r, s, d);
     return ok;
+}
+
+/* Stores s as the bug confirmed on `by` (check.key), or on `by` and `also` together: by's
+ * evidence, with the cases they were confirmed on and s's own case, whose answer is the
+ * prediction. */
+static bool record_same_bug(runner *r, seen_signature *s, const seen_signature *by,
+                            const seen_signature *also, const same_bug_check *check,
+                            dmlc_error *err)
+{
+    char name[GEN_CASE_ID_SIZE];
+    json_t *d = json_loads(by->evidence, 0, NULL), *as = json_array();
+    bool ok = d && as && !json_array_append_new(as, json_string(runner_case_name(r->o->seed, by->index, name)))
+              && (!also || !json_array_append_new(as, json_string(runner_case_name(r->o->seed, also->index, name))))
+              && !json_object_set(d, "same_bug_as", as)
+              && !json_object_set_new(d, "own_case_answer_predicted", json_string(runner_case_name(r->o->seed, s->index, name)));
+    json_decref(as);
+    char *text = ok ? json_dumps(d, JSON_COMPACT) : NULL;
+    json_decref(d);
+    ok = text ? store_signature_diagnosis(r->db, s->id, check->key, text, err)
+              : err_set(err, "out of memory writing a diagnosis");
+    free(text);
+    snprintf(s->cause, sizeof s->cause, "%s", ok ? check->key : "");
+    return ok;
+}
+
+/* Ends a step of diagnosis: a stop, or a backend that stops answering, leaves the signature
+ * undiagnosed and is no error of the run. */
+static bool asking_ended(runner *r, bool ok, dmlc_error *err)
+{
+    if (ok || runner_stop_raised(r->o) || session_broken(r->s)) {
+        err->msg[0] = 0;
+        return true;
+    }
+    return false;
 }
 
 /* Diagnoses signature s on its shrunk case and, when that leaves it undiagnosed, on the case
@@ -100,17 +153,68 @@ static bool diagnose_signature(runner *r, seen_signature *s, dmlc_error *err)
     if (ok && !confirmed(d))
         ok = session_generate(r->s, s->index, &generated, &info, err)
              && diagnose_one(r, s, &generated, d, err);
-    s->diagnosed = true;
+    s->diagnosed = s->probed = true;
     ok = ok && record_diagnosis(r, s, d, err);
     if (d)
         diagnosis_free(d);
     free(d);
     case_free(&generated);
-    if (ok || runner_stop_raised(r->o) || session_broken(r->s)) {
-        err->msg[0] = 0; /* a backend that stops answering leaves the family undiagnosed */
-        return true;
-    }
+    return asking_ended(r, ok, err);
+}
+
+/* Whether an earlier signature than k offers the same key as k. */
+static bool key_offered_before(const runner *r, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (r->sigs[j].evidence && !strcmp(r->sigs[j].cause, r->sigs[k].cause))
+            return true;
     return false;
+}
+
+/* The keys confirmed by probing signatures before i, each once, those of i's own family
+ * first; from[n] the signature that confirmed keys[n].  Returns how many (at most max). */
+static size_t confirmed_keys(const runner *r, size_t i, const char **keys, size_t *from, size_t max)
+{
+    size_t n = 0;
+    for (int own = 1; own >= 0; own--)
+        for (size_t k = 0; k < i && n < max; k++)
+            if (r->sigs[k].evidence && runner_same_family(&r->sigs[k], &r->sigs[i]) == own
+                && !key_offered_before(r, k)) {
+                keys[n] = r->sigs[k].cause;
+                from[n++] = k;
+            }
+    return n;
+}
+
+/* Keys tried on one signature at most (a run's confirmed causes rarely number more). */
+#define SAME_BUG_KEYS 16
+
+/* Whether a bug confirmed by probing an earlier signature of the run is i's too, alone or
+ * with another (session_same_bug on i's own case); then i is stored as that bug. */
+static bool explained_by_known_bug(runner *r, size_t i, bool *explained, dmlc_error *err)
+{
+    seen_signature *s = &r->sigs[i];
+    const char *keys[SAME_BUG_KEYS];
+    size_t from[SAME_BUG_KEYS];
+    size_t count = confirmed_keys(r, i, keys, from, SAME_BUG_KEYS);
+    *explained = false;
+    if (!count)
+        return true;
+    dml_case c;
+    gen_info info;
+    case_init(&c);
+    same_bug_check check;
+    bool ok = session_generate(r->s, s->index, &c, &info, err);
+    if (ok && !c.must_reject)
+        ok = session_same_bug(r->s, &c, keys, count, &check, err);
+    if (ok && !c.must_reject && check.held) {
+        s->diagnosed = *explained = true;
+        ok = record_same_bug(r, s, &r->sigs[from[check.first]],
+                             check.second == SIZE_MAX ? NULL : &r->sigs[from[check.second]],
+                             &check, err);
+    }
+    case_free(&c);
+    return asking_ended(r, ok, err);
 }
 
 bool runner_diagnose_new_families(runner *r, dmlc_error *err)
@@ -120,9 +224,16 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
     double start = clock_seconds();
     for (size_t i = 0; i < r->sig_count && !runner_stop_raised(r->o) && !session_broken(r->s); i++) {
         seen_signature *s = &r->sigs[i];
-        if (!s->is_new || !mismatch_kind_from_outputs(s->kind) || family_diagnosed(r, i))
+        bool explained = false;
+        if (!s->is_new || !mismatch_kind_from_outputs(s->kind))
             continue;
-        if (!diagnose_signature(r, s, err))
+        if (!explained_by_known_bug(r, i, &explained, err))
+            return false;
+        if (explained || runner_stop_raised(r->o) || session_broken(r->s))
+            continue;
+        /* Past the budget a signature is left undiagnosed in the file, and its row is the
+         * one most of its family's signatures have (results/families.c). */
+        if (family_probed(r, i) < PROBED_PER_FAMILY && !diagnose_signature(r, s, err))
             return false;
     }
     r->rep->probes = session_probes_asked(r->s); /* the summary says them (run_summary.c) */
@@ -132,11 +243,13 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
 
 void runner_free_signatures(runner *r)
 {
-    for (size_t i = 0; i < r->sig_count; i++)
+    for (size_t i = 0; i < r->sig_count; i++) {
         if (r->sigs[i].shrunk) {
             case_free(r->sigs[i].shrunk);
             free(r->sigs[i].shrunk);
         }
+        free(r->sigs[i].evidence);
+    }
     free(r->sigs);
     r->sigs = NULL;
     r->sig_count = 0;

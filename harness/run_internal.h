@@ -56,6 +56,9 @@ typedef struct seen_signature {
     bool nondeterministic;  /* its first case passed when run again */
     dml_case *shrunk;       /* its family's shrunk case (run_shrink.c), or NULL */
     bool diagnosed;         /* run_diagnose.c asked the backend about it */
+    bool probed;            /* ... by probing its case (not as another signature's bug) */
+    char cause[2 * 64 + 2]; /* the root-cause key diagnosed ("": none) */
+    char *evidence;         /* the diagnosis JSON when probing confirmed cause, else NULL */
 } seen_signature;
 
 typedef struct runner {

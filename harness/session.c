@@ -307,6 +307,13 @@ bool session_diagnose(session *s, const dml_case *failing, uint64_t seed, diagno
     return diagnose_case(failing, &opt, ask_probe, s, d, err);
 }
 
+bool session_same_bug(session *s, const dml_case *failing, const char *const *keys, size_t count,
+                      same_bug_check *out, dmlc_error *err)
+{
+    diagnose_options opt = { .exec = s->cfg.check.exec };
+    return diagnose_same_bug(failing, keys, count, &opt, ask_probe, s, out, err);
+}
+
 uint64_t session_probes_asked(const session *s)
 {
     return s->probes;

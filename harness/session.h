@@ -97,6 +97,11 @@ session_status session_receive(session *s, const dml_case *c, const check_oracle
  * (a stop, a backend that cannot be opened again, memory). */
 bool session_diagnose(session *s, const dml_case *failing, uint64_t seed, diagnosis *d,
                       dmlc_error *err);
+/* Whether a bug of stored keys, each confirmed by probing on another failure of this run, is
+ * failing's too, or two of them together (diagnose_same_bug): asks the case once at most,
+ * counted as a probe.  False with err when asking failed. */
+bool session_same_bug(session *s, const dml_case *failing, const char *const *keys, size_t count,
+                      same_bug_check *out, dmlc_error *err);
 /* Probes asked by session_diagnose since the session started. */
 uint64_t session_probes_asked(const session *s);
 

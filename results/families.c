@@ -70,14 +70,18 @@ static const struct {
  * kinds (",a,b,"), ?5 its verdicts (",fail,": one; a root cause's row may hold both). */
 #define IN_VERDICTS(column) "instr(?5, ',' || " column " || ',') > 0"
 #define IN_KINDS(column) "instr(?4, ',' || " column " || ',') > 0"
-#define FROM_FAMILY                                                                          \
-    " FROM temp.family_failing c WHERE (?3 = '*' OR c.module = ?3)"                        \
-    " AND " IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict")
+/* ?8 its groups (family.groups): the cases of a group of the first grouping, whose module is
+ * '*' for the process kinds, carry their signature's root-cause key. */
+#define IN_GROUPS(t, key)                                                                    \
+    "instr(?8, ',' || " t ".module || ':' || " t ".kind || ':' || " t ".verdict || ':' || "    \
+    key " || ',') > 0"
+#define FROM_FAMILY " FROM temp.family_failing c WHERE " IN_GROUPS("c", "c.cause_key")
 /* The family's rows, as describe() copied them for its questions (temp.family_rows): the
  * same conditions, over the family alone. */
 #define FROM_OWN                                                                             \
-    " FROM temp.family_rows c WHERE (?3 = '*' OR c.module = ?3)"                           \
-    " AND " IN_KINDS("c.kind") " AND " IN_VERDICTS("c.verdict")
+    " FROM temp.family_rows c WHERE " IN_GROUPS("c", "c.cause_key")
+/* The family's signatures (temp.family_signatures t, with their keys). */
+#define FROM_SIGNATURES " FROM temp.family_signatures t WHERE " IN_GROUPS("t", "t.key")
 /* A family's own judged cases (its hits). */
 #define FROM_HITS FROM_OWN " AND c.verdict IN ('pass', 'fail', 'unspecified')"
 /* The judged cases of the family's operators per value of dimension ?6 (family_judged). */
@@ -121,7 +125,8 @@ static void module_operators(const char *module, char *buf, size_t size)
         snprintf(buf, size, "%s", strcmp(module, "*") ? module : "any operator");
 }
 
-/* sql prepared with the run range and, when f is given, the family's op, kind and verdict. */
+/* sql prepared with the run range and, when f is given, the family's op, kinds, verdicts and
+ * root-cause keys (a statement that reads none of them ignores the binding). */
 static sqlite3_stmt *prepare(const reader *rd, const char *sql, const family *f)
 {
     sqlite3_stmt *s = NULL;
@@ -136,6 +141,7 @@ static sqlite3_stmt *prepare(const reader *rd, const char *sql, const family *f)
         sqlite3_bind_text(s, 3, f->module, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 4, f->kinds, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 5, f->verdicts, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 8, f->groups ? f->groups : "", -1, SQLITE_STATIC);
     }
     return s;
 }
@@ -315,13 +321,10 @@ static bool describe(const reader *rd, family *f)
         f->elements = (uint64_t)sqlite3_column_int64(s, 2);
     }
     sqlite3_finalize(s);
-    snprintf(sql, sizeof sql, "SELECT s.shrunk_case, %s FROM signatures s"
-             " WHERE s.shrunk_case IS NOT NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind")
-             " AND " IN_VERDICTS("s.verdict")
-             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2"
+    snprintf(sql, sizeof sql, "SELECT t.shrunk_case, t.shrunk_mismatch" FROM_SIGNATURES
+             " AND t.shrunk_case IS NOT NULL"
              /* Of the family's own verdict and kind first: its shrunk case fails as it says. */
-             " ORDER BY s.verdict = ?6 DESC, s.kind = ?7 DESC, length(s.shrunk_case) LIMIT 1",
-             rd->has_shrunk_mismatch ? "s.shrunk_mismatch" : "NULL", rd->module_of_signature);
+             " ORDER BY t.verdict = ?6 DESC, t.kind = ?7 DESC, length(t.shrunk_case) LIMIT 1");
     s = failed ? NULL : prepare(rd, sql, f);
     if (!s)
         return false;
@@ -334,10 +337,10 @@ static bool describe(const reader *rd, family *f)
             failed = !err_set(rd->err, "out of memory reading a shrunk case");
     }
     sqlite3_finalize(s);
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM signatures s WHERE s.nondeterministic = 1"
-             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind") " AND " IN_VERDICTS("s.verdict")
-             " AND s.last_seen_run >= ?1 AND s.first_seen_run <= ?2", rd->module_of_signature);
-    s = failed || !rd->has_nondeterministic ? NULL : prepare(rd, sql, f);
+    snprintf(sql, sizeof sql, "SELECT count(*)" FROM_SIGNATURES " AND t.nondeterministic = 1");
+    s = failed ? NULL : prepare(rd, sql, f);
+    if (!s)
+        return false;
     if (s && step(rd, s, &failed))
         f->nondeterministic = sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
@@ -351,17 +354,18 @@ static bool describe(const reader *rd, family *f)
     return !failed;
 }
 
-/* Adds to kind set `into` (",a,b,") each kind of set `more` it lacks; false, leaving `into`
- * as it was, when the union would not fit.  A set, not a list: a row that absorbs many families
- * of the same kinds (one cause over every operator) must not run out of room and stay split. */
-static bool kinds_union(char *into, size_t size, const char *more)
+/* Adds to set `into` (",a,b,": kinds, root-cause keys) each item of set `more` it lacks;
+ * false, leaving `into` as it was, when the union would not fit.  A set, not a list: a row
+ * that absorbs many families of the same kinds (one cause over every operator) must not run
+ * out of room and stay split. */
+static bool set_union(char *into, size_t size, const char *more)
 {
     char merged[sizeof ((family *)0)->kinds];
     snprintf(merged, sizeof merged, "%s", into);
     for (const char *k = more + 1; *k; ) {
         const char *end = strchr(k, ',');
         size_t n = end ? (size_t)(end - k) : strlen(k);
-        char item[64];
+        char item[sizeof ((family *)0)->cause + 4];
         if (n + 3 > sizeof item)
             return false;
         snprintf(item, sizeof item, ",%.*s,", (int)n, k);
@@ -391,6 +395,21 @@ static bool all_explained_by(const reader *rd, family *f, const char *kind, bool
     *yes = step(rd, s, &failed) && (uint64_t)sqlite3_column_int64(s, 0) == f->cases;
     sqlite3_finalize(s);
     return !failed;
+}
+
+/* Moves f's groups to the end of g's (f joins g); false when memory runs out. */
+static bool move_groups(const reader *rd, family *g, family *f)
+{
+    size_t have = g->groups ? strlen(g->groups) : 0, more = f->groups ? strlen(f->groups) : 0;
+    char *joined = more ? realloc(g->groups, have + more + 1) : g->groups;
+    if (more && !joined)
+        return err_set(rd->err, "out of memory reading families");
+    if (more)
+        memcpy(joined + have, f->groups + (have ? 1 : 0), more + (have ? 0 : 1));
+    g->groups = joined;
+    free(f->groups);
+    f->groups = NULL;
+    return true;
 }
 
 /* Judged failures first, then by case count (the list's order). */
@@ -443,8 +462,10 @@ static bool join_explained(const reader *rd, family_list *l)
             host = yes ? j : host;
         }
         family *g = host < l->count ? &l->items[host] : NULL;
-        if (!ok || !g || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
+        if (!ok || !g || !set_union(g->kinds, sizeof g->kinds, f->kinds))
             continue;
+        if (!(ok = move_groups(rd, g, f)))
+            break;
         g->cases += f->cases;
         if (own[i] > own[host]) {
             snprintf(g->kind, sizeof g->kind, "%s", f->kind);
@@ -522,6 +543,8 @@ static bool same_bug_by_needs(const family *f, const family *g)
 static bool absorb(const reader *rd, family_list *l, size_t i, family *g)
 {
     family *f = &l->items[i];
+    if (!move_groups(rd, g, f))
+        return false;
     g->cases += f->cases;
     g->nondeterministic |= f->nondeterministic;
     free(g->shrunk_case);
@@ -551,7 +574,7 @@ static bool join_by_needs(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; j < i; j++) { /* larger families come first */
             family *g = &l->items[j];
-            if (!same_bug_by_needs(f, g) || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
+            if (!same_bug_by_needs(f, g) || !set_union(g->kinds, sizeof g->kinds, f->kinds))
                 continue;
             ok = absorb(rd, l, i, g);
             break;
@@ -562,26 +585,16 @@ static bool join_by_needs(const reader *rd, family_list *l)
     return ok;
 }
 
-/* The root cause confirmed by probing for f's signatures (the one most of its diagnosed
- * signatures have), "" when none was; f->diagnosed when any of them was diagnosed at all. */
-static bool read_cause(const reader *rd, family *f)
+/* Whether any of f's signatures was diagnosed, and the evidence of one (the first recorded):
+ * a family is keyed by its signatures' root cause (fill_family_cases), so any holds it. */
+static bool read_diagnosis(const reader *rd, family *f)
 {
-    if (!rd->has_cause)
-        return true;
-    char sql[1400];
-    snprintf(sql, sizeof sql, "SELECT s.cause, COUNT(*), max(s.diagnosis) FROM signatures s"
-             " WHERE s.diagnosis IS NOT NULL AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("s.kind")
-             " AND " IN_VERDICTS("s.verdict") " AND s.last_seen_run >= ?1 AND"
-             " s.first_seen_run <= ?2 GROUP BY s.cause"
-             " ORDER BY s.cause IS NULL, COUNT(*) DESC, s.cause LIMIT 1", rd->module_of_signature);
-    sqlite3_stmt *s = prepare(rd, sql, f);
-    bool failed = false;
-    if (!s)
-        return false;
-    if (step(rd, s, &failed)) {
+    sqlite3_stmt *s = prepare(rd, "SELECT t.diagnosis" FROM_SIGNATURES " AND t.diagnosis IS NOT NULL"
+                              " ORDER BY t.id LIMIT 1", f);
+    bool failed = !s;
+    if (s && step(rd, s, &failed)) {
         f->diagnosed = true;
-        snprintf(f->cause, sizeof f->cause, "%s", text_at(s, 0));
-        if (!(f->diagnosis = strdup(text_at(s, 2))))
+        if (!(f->diagnosis = strdup(text_at(s, 0))))
             failed = !err_set(rd->err, "out of memory reading a diagnosis");
     }
     sqlite3_finalize(s);
@@ -615,9 +628,14 @@ static bool join_by_cause(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; f->cause[0] && j < i; j++) { /* larger and judged families first */
             family *g = &l->items[j];
-            if (!cause_keys_same_bug(g->cause, f->cause)
-                || !kinds_union(g->kinds, sizeof g->kinds, f->kinds))
+            char kinds[sizeof g->kinds], causes[sizeof g->causes];
+            snprintf(kinds, sizeof kinds, "%s", g->kinds);
+            snprintf(causes, sizeof causes, "%s", g->causes);
+            if (!cause_keys_same_bug(g->cause, f->cause) || !set_union(kinds, sizeof kinds, f->kinds)
+                || !set_union(causes, sizeof causes, f->causes))
                 continue;
+            memcpy(g->kinds, kinds, sizeof kinds);
+            memcpy(g->causes, causes, sizeof causes);
             if (cause_key_preferred(g->cause, f->cause) == f->cause) /* named by one bug */
                 snprintf(g->cause, sizeof g->cause, "%s", f->cause);
             if (!strstr(g->verdicts, f->verdict))
@@ -673,22 +691,67 @@ static bool drop_family_tables(const reader *rd)
     return run_statement(rd, "DROP TABLE IF EXISTS temp.family_cases", NULL)
            && run_statement(rd, "DROP TABLE IF EXISTS temp.family_failing", NULL)
            && run_statement(rd, "DROP TABLE IF EXISTS temp.family_judged", NULL)
-           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_rows", NULL);
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_rows", NULL)
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_signatures", NULL)
+           && run_statement(rd, "DROP TABLE IF EXISTS temp.family_inherited", NULL);
+}
+
+/* temp.family_signatures: the range's signatures with their operator family and root-cause
+ * key (see family.causes): their own when diagnosed ("" undiagnosed), else the key most
+ * signatures of their operator family, kind and verdict got, a confirmed one first (as one
+ * family took its cause before signatures were diagnosed one by one). */
+static bool fill_family_signatures(const reader *rd)
+{
+    char sql[4096];
+    snprintf(sql, sizeof sql, "CREATE TEMP TABLE family_signatures AS SELECT s.id, s.backend,"
+             " ifnull(s.device_id, 0) AS device, s.op, s.feature_level, s.input_type, s.output_type,"
+             " ifnull(s.indices_type, '') AS indices_type, s.layout, s.distribution, s.kind,"
+             " s.verdict, CASE WHEN s.kind IN " PROCESS_KINDS " THEN '*' ELSE %s END AS module,"
+             " %s AS diagnosis, CASE WHEN %s IS NULL THEN NULL ELSE ifnull(%s, '') END AS key,"
+             " s.shrunk_case, %s AS shrunk_mismatch, %s AS nondeterministic FROM signatures s"
+             " WHERE s.last_seen_run >= ?1 AND s.first_seen_run <= ?2", rd->module_of_signature,
+             rd->has_cause ? "s.diagnosis" : "NULL", rd->has_cause ? "s.diagnosis" : "NULL",
+             rd->has_cause ? "s.cause" : "NULL", rd->has_shrunk_mismatch ? "s.shrunk_mismatch" : "NULL",
+             rd->has_nondeterministic ? "s.nondeterministic" : "0");
+    return run_statement(rd, sql, NULL)
+           && run_statement(rd, "CREATE TEMP TABLE family_inherited AS SELECT module, kind, verdict,"
+                                " key FROM (SELECT module, kind, verdict, key, row_number() OVER"
+                                " (PARTITION BY module, kind, verdict ORDER BY key = '',"
+                                " count(*) DESC, key) AS rank FROM temp.family_signatures"
+                                " WHERE key IS NOT NULL GROUP BY module, kind, verdict, key)"
+                                " WHERE rank = 1", NULL)
+           && run_statement(rd, "UPDATE temp.family_signatures SET key = ifnull((SELECT i.key FROM"
+                                " temp.family_inherited i WHERE i.module = family_signatures.module"
+                                " AND i.kind = family_signatures.kind AND i.verdict ="
+                                " family_signatures.verdict), '') WHERE key IS NULL", NULL)
+           && run_statement(rd, "CREATE INDEX temp.family_signatures_case ON family_signatures(op,"
+                                " input_type, kind, verdict, layout, distribution)", NULL);
 }
 
 /* temp.family_cases (FAMILY_CASES_SQL) for the run range, in place of any left before; the
- * rows of a kind among them (temp.family_failing: every question of one family's cases reads
- * only these), and each dimension's judged cases per operator family and value
- * (temp.family_judged: the contrast every family's needs ask of the whole range, counted
- * once instead of once per family). */
+ * rows of a kind among them with their signature's root-cause key (temp.family_failing: every
+ * question of one family's cases reads only these), and each dimension's judged cases per
+ * operator family and value (temp.family_judged: the contrast every family's needs ask of the
+ * whole range, counted once instead of once per family). */
 static bool fill_family_cases(const reader *rd)
 {
     char sql[4096];
     snprintf(sql, sizeof sql, FAMILY_CASES_SQL, rd->module_of,
              rd->has_also_kinds ? "r.also_kinds" : "NULL");
-    bool ok = drop_family_tables(rd) && run_statement(rd, sql, NULL)
-              && run_statement(rd, "CREATE TEMP TABLE family_failing AS SELECT * FROM"
-                                   " temp.family_cases WHERE kind IS NOT NULL", NULL)
+    bool ok = drop_family_tables(rd) && run_statement(rd, sql, NULL) && fill_family_signatures(rd)
+              && run_statement(rd, "CREATE TEMP TABLE family_failing AS SELECT c.*, ifnull((SELECT"
+                                   " t.key FROM temp.family_signatures t JOIN runs ru ON ru.id ="
+                                   " c.run_id WHERE t.op = c.op AND t.input_type = c.input_type"
+                                   " AND t.kind = c.kind AND t.verdict = c.verdict AND t.layout ="
+                                   " c.layout AND t.distribution = c.distribution AND"
+                                   " t.feature_level = c.feature_level AND t.output_type ="
+                                   " c.output_type AND t.indices_type = ifnull(c.indices_type, '')"
+                                   " AND t.backend = ru.backend AND t.device ="
+                                   " ifnull(ru.device_id, 0)), '') AS cause_key"
+                                   " FROM temp.family_cases c WHERE c.kind IS NOT NULL", NULL)
+              /* The process kinds are one family across operators (module '*'). */
+              && run_statement(rd, "UPDATE temp.family_failing SET module = '*' WHERE kind IN "
+                                   PROCESS_KINDS, NULL)
               && run_statement(rd, "CREATE TEMP TABLE family_judged (d, module, v, n)", NULL);
     for (size_t d = 0; ok && d < sizeof dimensions / sizeof dimensions[0]; d++) {
         snprintf(sql, sizeof sql, "INSERT INTO temp.family_judged SELECT %zu, c.module, %s,"
@@ -740,11 +803,10 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         return true;
     if (!fill_family_cases(&rd))
         return false;
-    sqlite3_stmt *s = prepare(&rd, "SELECT CASE WHEN c.kind IN " PROCESS_KINDS " THEN '*' ELSE"
-                              " c.module END AS m, c.kind, c.verdict, COUNT(*) FROM temp.family_cases c"
-                              " WHERE c.verdict IN ('fail', 'unspecified') AND c.kind IS NOT NULL"
-                              " GROUP BY m, c.kind, c.verdict"
-                              " ORDER BY c.verdict = 'fail' DESC, COUNT(*) DESC, m, c.kind", NULL);
+    sqlite3_stmt *s = prepare(&rd, "SELECT c.module, c.kind, c.verdict, COUNT(*), c.cause_key"
+                              " FROM temp.family_failing c WHERE c.verdict IN ('fail', 'unspecified')"
+                              " GROUP BY c.module, c.kind, c.verdict, c.cause_key ORDER BY"
+                              " c.verdict = 'fail' DESC, COUNT(*) DESC, c.module, c.kind, c.cause_key", NULL);
     if (!s)
         return drop_family_cases(&rd, false);
     size_t cap = 0;
@@ -763,10 +825,16 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         snprintf(f->verdict, sizeof f->verdict, "%s", text_at(s, 2));
         snprintf(f->verdicts, sizeof f->verdicts, ",%s,", f->verdict);
         f->cases = (uint64_t)sqlite3_column_int64(s, 3);
+        snprintf(f->cause, sizeof f->cause, "%s", text_at(s, 4));
+        snprintf(f->causes, sizeof f->causes, ",%s,", f->cause);
+        if (asprintf(&f->groups, ",%s:%s:%s:%s,", f->module, f->kind, f->verdict, f->cause) < 0) {
+            f->groups = NULL;
+            failed = !err_set(err, "out of memory reading families");
+        }
     }
     sqlite3_finalize(s);
     for (size_t i = 0; !failed && i < out->count; i++)
-        failed = !read_cause(&rd, &out->items[i]);
+        failed = !read_diagnosis(&rd, &out->items[i]);
     failed = failed || !join_explained(&rd, out);
     for (size_t i = 0; !failed && i < out->count; i++)
         failed = !describe(&rd, &out->items[i]);
@@ -790,6 +858,7 @@ void families_free(family_list *l)
         free(l->items[i].shrunk_case);
         free(l->items[i].shrunk_mismatch);
         free(l->items[i].diagnosis);
+        free(l->items[i].groups);
     }
     free(l->items);
     *l = (family_list){ 0 };

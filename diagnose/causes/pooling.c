@@ -12,11 +12,18 @@
 
 /* ---- padding_as_zero_value ---------------------------------------------------------- */
 
+/* Whether some window reaches padding: explicit, or past the end of an axis whose output
+ * count is the ceil size (D8), where an implementation that reads padding as a value reads
+ * that overhang the same way. */
 static bool has_padding(const dml_case *c)
 {
-    for (unsigned s = 0; s < c->spatial_count; s++)
-        if (c->start_padding[s] || c->end_padding[s])
+    for (unsigned s = 0; s < c->spatial_count; s++) {
+        unsigned d = c->input.rank - c->spatial_count + s;
+        uint64_t reach = (uint64_t)(c->output.sizes[d] - 1) * c->pool_strides[s]
+                         + (uint64_t)(c->window[s] - 1) * c->dilations[s] + 1;
+        if (c->start_padding[s] || c->end_padding[s] || reach > c->input.sizes[d])
             return true;
+    }
     return false;
 }
 
