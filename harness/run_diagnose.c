@@ -192,24 +192,33 @@ static bool diagnose_signature(runner *r, size_t i, dmlc_error *err)
     return asking_ended(r, ok, err);
 }
 
-/* Whether an earlier signature than k offers the same key as k. */
-static bool key_offered_before(const runner *r, size_t k)
+/* Whether key is among the n keys. */
+static bool listed(const char *const *keys, size_t n, const char *key)
 {
-    for (size_t j = 0; j < k; j++)
-        if (r->sigs[j].evidence && !strcmp(r->sigs[j].cause, r->sigs[k].cause))
+    for (size_t m = 0; m < n; m++)
+        if (!strcmp(keys[m], key))
             return true;
     return false;
 }
 
-/* The keys confirmed by probing signatures before i, each once, those of i's own family
- * first; from[n] the signature that confirmed keys[n].  Returns how many (at most max). */
+/* How near signature k is to i: 2 of its family, 1 of its operator family, 0 another. */
+static int nearness(const runner *r, size_t k, size_t i)
+{
+    if (runner_same_family(&r->sigs[k], &r->sigs[i]))
+        return 2;
+    return op_table[r->sigs[k].op].module == op_table[r->sigs[i].op].module;
+}
+
+/* The keys confirmed by probing signatures before i, each once, the nearest first (its own
+ * family's, then its operator family's: of two bugs that both predict the answer, the one
+ * seen in the same code is the likelier); from[n] the signature that confirmed keys[n].
+ * Returns how many (at most max). */
 static size_t confirmed_keys(const runner *r, size_t i, const char **keys, size_t *from, size_t max)
 {
     size_t n = 0;
-    for (int own = 1; own >= 0; own--)
+    for (int near = 2; near >= 0; near--)
         for (size_t k = 0; k < i && n < max; k++)
-            if (r->sigs[k].evidence && runner_same_family(&r->sigs[k], &r->sigs[i]) == own
-                && !key_offered_before(r, k)) {
+            if (r->sigs[k].evidence && nearness(r, k, i) == near && !listed(keys, n, r->sigs[k].cause)) {
                 keys[n] = r->sigs[k].cause;
                 from[n++] = k;
             }
