@@ -9,7 +9,8 @@
  *   3. stamps (extreme_at_both_ends only): the extreme value at the first and last position
  *      of every reduction group / pooling window; since version 4, in the long reductions
  *      of the size tiers (deep_winners), a tied pair of extremes deep inside instead (always
- *      for uniform and ties values, for half the outputs of extreme_at_both_ends).
+ *      for uniform and ties values, for half the outputs of extreme_at_both_ends; version 5
+ *      places them per case: deep_plan).
  * Invariant: only addresses that belong to a logical element are written in passes 2 and 3.
  */
 #include "gen_values.h"
@@ -303,7 +304,7 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
     }
 }
 
-/* ---- Winners deep inside long reductions (versions 4 and 5) ------------------------------ */
+/* ---- Winners deep inside long reductions (versions 4 and 5) ---------------------------- */
 
 /* How far from an end a deep winner sits: past what a 16-bit index or rank can count. */
 #define DEEP_WINNER_DISTANCE (UINT64_C(1) << 16)
@@ -351,18 +352,19 @@ static bool deep_far_from_end(prng *p, const deep_plan *plan, uint64_t output)
  * power-of-two chunk size up to 2^j the two lie in different chunks and the later one has
  * the lower rank within its chunk (a merge that breaks ties by that rank takes the wrong
  * one in either direction).  Both lie 2^16 or more from both ends when the reduction is
- * long enough (2^17 + 2^12 elements, version 5: 2^17 + 2^13), else from the start when the winner is the first (INCREASING: a 16-bit
- * index or rank counts from there), and under DECREASING from the end deep_far_from_end
- * says (a 16-bit index counts from the start, a 16-bit rank from the end).  j is drawn
- * (version 5: the plan's), then lowered until a pair fits; false when none does. */
+ * long enough (2^17 + 2^12 elements, version 5: 2^17 + 2^13), else from the start when the
+ * winner is the first (INCREASING: a 16-bit index or rank counts from there), and under
+ * DECREASING from the end deep_far_from_end says (a 16-bit index counts from the start, a
+ * 16-bit rank from the end).  j is drawn (version 5: the plan's), then lowered until a pair
+ * fits; false when none does. */
 static bool draw_deep_pair(prng *p, const deep_plan *plan, uint64_t output, uint64_t length,
                            bool decreasing, uint64_t *first, uint64_t *second)
 {
     uint64_t lo = 0, hi = length; /* first >= lo, second < hi */
     /* Version 4's margin holds no multiple of 2^12 between 2^16 and length - 2^16 when the
      * length is 2^17 + 2^12 exactly; version 5's always holds one. */
-    unsigned margin_chunks = plan->version == GEN_DEEP_WINNERS_V5 ? 2 : 1;
-    if (length >= 2 * DEEP_WINNER_DISTANCE + (uint64_t)margin_chunks * (UINT64_C(1) << DEEP_CHUNK_LOG2_MIN)) {
+    uint64_t margin = (plan->version == GEN_DEEP_WINNERS_V5 ? 2 : 1) << DEEP_CHUNK_LOG2_MIN;
+    if (length >= 2 * DEEP_WINNER_DISTANCE + margin) {
         lo = DEEP_WINNER_DISTANCE;
         hi = length - DEEP_WINNER_DISTANCE;
     } else if (length > DEEP_WINNER_DISTANCE) {
@@ -372,7 +374,8 @@ static bool draw_deep_pair(prng *p, const deep_plan *plan, uint64_t output, uint
             lo = DEEP_WINNER_DISTANCE;
     }
     unsigned j = plan->version == GEN_DEEP_WINNERS_V5
-                 ? plan->chunk_log2 : DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN);
+                 ? plan->chunk_log2
+                 : DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN);
     for (; j > 0; j--) {
         uint64_t step = UINT64_C(1) << j;
         uint64_t m_lo = (lo + 2 * step - 2) / step, m_hi = (hi - 1) / step;

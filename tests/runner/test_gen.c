@@ -890,6 +890,93 @@ static void test_tiers(tap *t)
            "(largest %" PRIu64 ")", largest);
 }
 
+/* ---- Version 5's deep winners across outputs ------------------------------------------- */
+
+/* The index the reference returns for every output element, in logical order; false when the
+ * outputs cannot be allocated. */
+static bool output_indices(const dml_case *c, uint64_t *indices, uint64_t count)
+{
+    exec_options opt = { NAN_POLICY_IGNORE, false };
+    case_outputs out;
+    if (!case_outputs_alloc(&out, c))
+        return false;
+    ref_run(c, &opt, &out);
+    tensor_view v;
+    case_tensor_view(&c->output, &v);
+    for (uint64_t i = 0; i < count; i++)
+        indices[i] = dtype_load_bits(out.output, c->output.type, tensor_view_offset(&v, i));
+    case_outputs_free(&out);
+    return true;
+}
+
+typedef struct deep_outputs {
+    unsigned both_ends, both_ends_wrong, one_end, one_end_wrong;
+} deep_outputs;
+
+/* One case whose winners version 5 placed (uniform or ties values: no output keeps the ends;
+ * no broadcast: an address shared by several elements may hold an earlier winner).  Past
+ * 2^17 + 8192 elements every winner lies 2^16 from both ends (such a reduction fills the large
+ * tier's budget alone: one output); a shorter DECREASING reduction of several outputs has an
+ * output whose winner is 2^16 from the end (a 16-bit rank fails) and one whose winner is 2^16
+ * from the start (a 16-bit index fails), and consecutive outputs' winners lie in different
+ * 4096-element chunks. */
+static void check_deep_outputs(deep_outputs *d, const dml_case *c)
+{
+    const uint64_t far = UINT64_C(1) << 16;
+    uint64_t count = case_tensor_elements(&c->output), length = reduction_length(c);
+    bool decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
+    if (length < 2 * far + 8192 && (!decreasing || count < 2))
+        return;
+    uint64_t *w = malloc(sizeof *w * count);
+    if (!w || !output_indices(c, w, count)) {
+        free(w);
+        return;
+    }
+    bool inside = true, from_start = false, from_end = false, apart = true;
+    for (uint64_t i = 0; i < count; i++) {
+        inside &= w[i] >= far && length - 1 - w[i] >= far;
+        from_start |= w[i] >= far;
+        from_end |= length - 1 - w[i] >= far;
+        apart &= i == 0 || w[i] / 4096 != w[i - 1] / 4096;
+    }
+    if (length >= 2 * far + 8192) {
+        d->both_ends++;
+        d->both_ends_wrong += !inside;
+    } else {
+        d->one_end++;
+        d->one_end_wrong += !(from_start && from_end && apart);
+    }
+    free(w);
+}
+
+static void test_deep_outputs(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    opt.op_mask = (1u << OP_ARGMIN) | (1u << OP_ARGMAX);
+    opt.input_type_mask = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+    opt.reject_per_mille = 0;
+    deep_outputs d = { 0 };
+    for (uint64_t i = 0; i < 40000; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(3, i, &opt, &c, &info))
+            break;
+        if (long_reduction(&c) && reduction_length(&c) > (UINT64_C(1) << 16)
+            && (info.dist == GEN_DIST_uniform || info.dist == GEN_DIST_ties)
+            && info.layout != GEN_LAYOUT_broadcast)
+            check_deep_outputs(&d, &c);
+        case_free(&c);
+    }
+    tap_ok(t, d.both_ends > 0 && d.both_ends_wrong == 0,
+           "version 5: winners of reductions past 2^17 + 8192 lie 2^16 from both ends "
+           "(%u of %u cases wrong)", d.both_ends_wrong, d.both_ends);
+    tap_ok(t, d.one_end > 0 && d.one_end_wrong == 0,
+           "version 5: shorter DECREASING reductions of several outputs have winners 2^16 from the "
+           "start and from the end, consecutive ones in different 4096-element chunks (%u of %u "
+           "cases wrong)", d.one_end_wrong, d.one_end);
+}
+
 /* ---- Filters ------------------------------------------------------------------------- */
 
 typedef bool (*case_predicate)(const dml_case *c);
@@ -1132,6 +1219,7 @@ int main(void)
     test_tier_golden(&t);
     test_coverage(&t);
     test_tiers(&t);
+    test_deep_outputs(&t);
     test_filters(&t);
     test_types_agree_with_validator(&t);
     return tap_done(&t);
