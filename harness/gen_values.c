@@ -9,7 +9,8 @@
  *   3. stamps (extreme_at_both_ends only): the extreme value at the first and last position
  *      of every reduction group / pooling window; since version 4, in the long reductions
  *      of the size tiers (deep_winners), a tied pair of extremes deep inside instead (always
- *      for uniform and ties values, for half the outputs of extreme_at_both_ends).
+ *      for uniform and ties values, for half the outputs of extreme_at_both_ends; version 5
+ *      places them per case: deep_plan).
  * Invariant: only addresses that belong to a logical element are written in passes 2 and 3.
  */
 #include "gen_values.h"
@@ -303,7 +304,7 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
     }
 }
 
-/* ---- Winners deep inside long reductions (version 4) ----------------------------------- */
+/* ---- Winners deep inside long reductions (versions 4 and 5) ---------------------------- */
 
 /* How far from an end a deep winner sits: past what a 16-bit index or rank can count. */
 #define DEEP_WINNER_DISTANCE (UINT64_C(1) << 16)
@@ -311,34 +312,79 @@ static void fill_body(prng *p, const value_source *vs, const tensor_view *full, 
 #define DEEP_CHUNK_LOG2_MIN 12
 #define DEEP_CHUNK_LOG2_SPAN 5
 
+/* How one case places its deep pairs.  Version 4 draws every output's pair alone (its chunk
+ * size, its multiple of it, and under DECREASING a coin for the end it is far from).
+ * Version 5 draws the chunk size once per case and gives output i the (start + i)-th
+ * multiple of it that fits, so consecutive outputs' winners lie in different chunks (a
+ * split-merge race or a chunk shared between outputs shows), and alternates the end a
+ * DECREASING winner is far from, from a coin drawn per case, so that a case of several
+ * outputs fails both a 16-bit index (counted from the start) and a 16-bit rank (counted from
+ * the end a DECREASING scan starts at). */
+typedef struct deep_plan {
+    gen_deep_winners version;
+    unsigned chunk_log2;   /* version 5 */
+    uint64_t start;        /* version 5: the first output's multiple, before it is reduced */
+    bool far_from_end;     /* version 5: where output 0's DECREASING winner goes */
+} deep_plan;
+
+static void deep_plan_draw(prng *p, gen_deep_winners version, deep_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->version = version;
+    if (version != GEN_DEEP_WINNERS_V5)
+        return;
+    plan->chunk_log2 = DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN);
+    plan->start = prng_next(p);
+    plan->far_from_end = prng_chance(p, 1, 2);
+}
+
+/* Whether output `output`'s DECREASING winner in a reduction too short to be far from both
+ * ends is far from its end (else from its start). */
+static bool deep_far_from_end(prng *p, const deep_plan *plan, uint64_t output)
+{
+    if (plan->version == GEN_DEEP_WINNERS_V5)
+        return plan->far_from_end ^ (output & 1);
+    return !prng_chance(p, 1, 2);
+}
+
 /* A tied pair of positions first < second in a reduction of `length` elements: second is a
  * multiple of 2^j and first = second - d with d odd and below 2^j, so for every
  * power-of-two chunk size up to 2^j the two lie in different chunks and the later one has
  * the lower rank within its chunk (a merge that breaks ties by that rank takes the wrong
  * one in either direction).  Both lie 2^16 or more from both ends when the reduction is
- * long enough, else from the start when the winner is the first (INCREASING: a 16-bit
- * index or rank counts from there), from the end a coin picks under DECREASING (a 16-bit
- * index counts from the start, a 16-bit rank from the end).  j is drawn, then lowered until a pair fits;
- * false when none does. */
-static bool draw_deep_pair(prng *p, uint64_t length, bool decreasing, uint64_t *first,
-                           uint64_t *second)
+ * long enough (2^17 + 2^12 elements, version 5: 2^17 + 2^13), else from the start when the
+ * winner is the first (INCREASING: a 16-bit index or rank counts from there), and under
+ * DECREASING from the end deep_far_from_end says (a 16-bit index counts from the start, a
+ * 16-bit rank from the end).  j is drawn (version 5: the plan's), then lowered until a pair
+ * fits; false when none does. */
+static bool draw_deep_pair(prng *p, const deep_plan *plan, uint64_t output, uint64_t length,
+                           bool decreasing, uint64_t *first, uint64_t *second)
 {
     uint64_t lo = 0, hi = length; /* first >= lo, second < hi */
-    if (length >= 2 * DEEP_WINNER_DISTANCE + (UINT64_C(1) << DEEP_CHUNK_LOG2_MIN)) {
+    /* Version 4's margin holds no multiple of 2^12 between 2^16 and length - 2^16 when the
+     * length is 2^17 + 2^12 exactly; version 5's always holds one. */
+    uint64_t margin = (plan->version == GEN_DEEP_WINNERS_V5 ? 2 : 1) << DEEP_CHUNK_LOG2_MIN;
+    if (length >= 2 * DEEP_WINNER_DISTANCE + margin) {
         lo = DEEP_WINNER_DISTANCE;
         hi = length - DEEP_WINNER_DISTANCE;
     } else if (length > DEEP_WINNER_DISTANCE) {
-        if (!decreasing || prng_chance(p, 1, 2))
-            lo = DEEP_WINNER_DISTANCE;
-        else
+        if (decreasing && deep_far_from_end(p, plan, output))
             hi = length - DEEP_WINNER_DISTANCE;
+        else
+            lo = DEEP_WINNER_DISTANCE;
     }
-    for (unsigned j = DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN); j > 0; j--) {
+    unsigned j = plan->version == GEN_DEEP_WINNERS_V5
+                 ? plan->chunk_log2
+                 : DEEP_CHUNK_LOG2_MIN + (unsigned)prng_below(p, DEEP_CHUNK_LOG2_SPAN);
+    for (; j > 0; j--) {
         uint64_t step = UINT64_C(1) << j;
         uint64_t m_lo = (lo + 2 * step - 2) / step, m_hi = (hi - 1) / step;
         m_lo = m_lo ? m_lo : 1;
         if (m_lo <= m_hi) {
-            *second = (m_lo + prng_below(p, m_hi - m_lo + 1)) * step;
+            uint64_t count = m_hi - m_lo + 1;
+            uint64_t m = plan->version == GEN_DEEP_WINNERS_V5 ? (plan->start + output) % count
+                                                              : prng_below(p, count);
+            *second = (m_lo + m) * step;
             *first = *second - (1 + 2 * prng_below(p, step / 2));
             return true;
         }
@@ -346,13 +392,15 @@ static bool draw_deep_pair(prng *p, uint64_t length, bool decreasing, uint64_t *
     return false;
 }
 
-/* The tied pair for output element oc, stamped with the extreme; false when none fits. */
-static bool stamp_deep_pair(prng *p, const value_source *vs, const dml_case *c,
-                            const tensor_view *in, const uint32_t *oc, uint64_t length, uint8_t *buf)
+/* The tied pair for output element oc (the output-th), stamped with the extreme; false when
+ * none fits. */
+static bool stamp_deep_pair(prng *p, const deep_plan *plan, const value_source *vs,
+                            const dml_case *c, const tensor_view *in, const uint32_t *oc,
+                            uint64_t output, uint64_t length, uint8_t *buf)
 {
     uint64_t pos[2];
     bool decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
-    if (!draw_deep_pair(p, length, decreasing, &pos[0], &pos[1]))
+    if (!draw_deep_pair(p, plan, output, length, decreasing, &pos[0], &pos[1]))
         return false;
     for (unsigned k = 0; k < 2; k++) {
         uint32_t ic[DML_MAX_RANK];
@@ -362,24 +410,26 @@ static bool stamp_deep_pair(prng *p, const value_source *vs, const dml_case *c,
     return true;
 }
 
-/* Per output element: under deep_winners a tied pair deep inside its reduction (half the
+/* Per output element: with deep winners a tied pair deep inside its reduction (half the
  * outputs of extreme_at_both_ends, `ends`, keep the ends, where a dropped last chunk shows),
  * else for extreme_at_both_ends the first and last input element deciding it get the extreme: for
  * ARGMIN/ARGMAX, INCREASING and DECREASING must then pick different indices (D3); for
  * pooling the first one wins and a backend scanning backwards picks the last.  Every store
  * writes the same value, so the order of the walk does not matter. */
 static void stamp_winners(prng *p, const value_source *vs, const dml_case *c, const tensor_view *in,
-                          bool deep_winners, bool ends, uint8_t *buf)
+                          gen_deep_winners deep_winners, bool ends, uint8_t *buf)
 {
     const op_module *m = case_module(c);
     tensor_view out;
     case_tensor_view(&c->output, &out);
     uint64_t length = out.elements ? in->elements / out.elements : 0;
     uint32_t oc[DML_MAX_RANK] = { 0 };
+    deep_plan plan;
+    deep_plan_draw(p, deep_winners, &plan);
     for (uint64_t i = 0; i < out.elements; i++) {
         uint64_t first, last;
         bool deep = deep_winners && (!ends || prng_chance(p, 1, 2))
-                    && stamp_deep_pair(p, vs, c, in, oc, length, buf);
+                    && stamp_deep_pair(p, &plan, vs, c, in, oc, i, length, buf);
         if (!deep && ends && m->decider_ends(c, in, oc, &first, &last)) {
             store(vs, buf, first, vs->extreme);
             store(vs, buf, last, vs->extreme);
@@ -406,12 +456,13 @@ static void keep_body_below_extreme(value_source *vs)
             vs->alphabet[i] = vs->extreme_high ? vs->extreme - 1 : vs->extreme + 1;
 }
 
-void gen_fill_input(prng *p, gen_distribution dist, bool deep_winners, dml_case *c)
+void gen_fill_input(prng *p, gen_distribution dist, gen_deep_winners deep_winners, dml_case *c)
 {
     value_source vs;
     tensor_view in;
     source_init(p, dist, c, &vs);
-    deep_winners = deep_winners && gen_deep_winners_apply(dist) && case_module(c)->output_is_index;
+    if (!gen_deep_winners_apply(dist) || !case_module(c)->output_is_index)
+        deep_winners = GEN_DEEP_WINNERS_NONE;
     if (deep_winners)
         keep_body_below_extreme(&vs);
     case_tensor_view(&c->input, &in);

@@ -20,13 +20,16 @@
  * Version 1 is every generator before ids carried a version (bare "SEED:INDEX", runs stored
  * without gen_version).  It named no single generator, so nothing drawn then is replayed as
  * version 2 without the user saying so. */
-#define GEN_VERSION 4
+#define GEN_VERSION 5
 /* Version 3 added the size tiers (gen.c draw_request) and nothing else: version 2's cases
  * are drawn by the same code with the tiers left out, so ids printed by version 2 (the
  * published conformance reports hold thousands) still replay.  Version 4 changed only the
  * tiers: ARGMIN/ARGMAX winners deep inside long reductions (gen_values.c deep_winners), many
  * reduced axes and unmergeable layouts at the deepest tier; version 3's cases are drawn by
- * the same code with those left out. */
+ * the same code with those left out.  Version 5 changed only the large tier and the deep
+ * winners: ARGMIN/ARGMAX draw the large tier twice as often, and each case's deep winners
+ * sit in consecutive chunks with DECREASING ones far from alternate ends (gen_values.c
+ * deep_plan); version 4's cases are drawn by the same code with version 4's rates and draws. */
 #define GEN_OLDEST_VERSION 2
 
 /* Whether this generator draws the cases of that version's ids. */

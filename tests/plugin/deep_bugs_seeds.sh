@@ -7,7 +7,8 @@
 # (4096-element chunk winners merged by their rank within the chunk: right while the tied
 # winners sit at the reduction's ends), bug=rank8 (rank-8 strides packed into room for seven).
 # Generator version 3, whose large-tier winners sit at the ends, missed rank16 on 2 of seeds
-# 1-6 (docs/MEASUREMENTS.md has the per-seed counts of both versions).  Each seed prints its
+# 1-6 (docs/MEASUREMENTS.md has the per-seed counts of both versions); version 4 missed it on
+# seed 103 (docs/DIAGNOSIS.md, version 5's counts on seeds 101-110).  Each seed prints its
 # judged failures as a TAP diagnostic.
 # Usage: deep_bugs_seeds.sh DMLCHECK EXAMPLE_SO [SEEDS].  Prints TAP.
 set -u

@@ -105,7 +105,7 @@ for pair in write_past=1:out_of_bounds_write write_before=1:out_of_bounds_write 
             unterminated=execute:backend_error closefds=execute:crash scribble=1:crash \
             fork=crash:crash hang=close:pass closefds=close:pass fork=setsid:pass fork=return:pass; do
     mode=${pair%%:*} want=${pair#*:}
-    run_limited replay g4:7:5 --backend "plugin:$plugin,$mode,$tag" --max-elements 256 --case-timeout 1000
+    run_limited replay g5:7:5 --backend "plugin:$plugin,$mode,$tag" --max-elements 256 --case-timeout 1000
     if [ "$want" = pass ]; then
         check "replay_${mode}_passes" eval 'rc_is 0 && out_has "verdict: pass" && none_left'
     else

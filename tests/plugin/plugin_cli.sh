@@ -38,9 +38,9 @@ check "inputs_per_desc_reuses_operators_correctly" sh -c "[ \$(cat '$tmp/rc') = 
 plugin_run ",bug=ties" 3000
 check "bug_ties_fails_the_run" rc_is 1
 check "bug_ties_is_named_tie_other_way" all_has "kind=tie_other_way"
-check "bug_ties_replay_line_names_the_plugin" all_has "replay: dmlcheck replay g4:11:"
+check "bug_ties_replay_line_names_the_plugin" all_has "replay: dmlcheck replay g5:11:"
 # The printed replay line, pasted, fails the same way.
-line=$(cat "$tmp/out" "$tmp/err" | grep -m1 'replay: dmlcheck replay g4:11:' | sed 's/^ *replay: dmlcheck //')
+line=$(cat "$tmp/out" "$tmp/err" | grep -m1 'replay: dmlcheck replay g5:11:' | sed 's/^ *replay: dmlcheck //')
 if [ -n "$line" ]; then
     eval "set -- $line"
     run "$@"

@@ -193,7 +193,7 @@ run run --backend "process:$echo_python \"$odd/echo_adapter.py\" --fault error" 
     --shrink-budget 0 --db "$tmp/db.sqlite"
 check "odd_path_run_fails" rc_is 1
 # The replay line printed under the backend_error signature (the child's own ERROR reply).
-line=$(grep -A3 'kind=backend_error' "$tmp/out" | grep -m1 'replay: dmlcheck replay g4:9:' | sed 's/^ *replay: dmlcheck //')
+line=$(grep -A3 'kind=backend_error' "$tmp/out" | grep -m1 'replay: dmlcheck replay g5:9:' | sed 's/^ *replay: dmlcheck //')
 if [ -n "$line" ]; then
     eval "set -- $line"
     run "$@"

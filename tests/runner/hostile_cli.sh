@@ -69,7 +69,7 @@ check_command() {
 run run --backend "$backend" --device "$hostile" --cases 12 --seed 9 --shrink-budget 0 --db "$db"
 check run_fails_on_the_echo_adapter eval 'rc_is 1 && out_has "new-signature fail kind="'
 check run_prints_no_escape no_escape_printed
-run_line=$(command_line "replay: dmlcheck replay g4:9:")
+run_line=$(command_line "replay: dmlcheck replay g5:9:")
 case_id=$(printf '%s\n' "$run_line" | sed 's/^dmlcheck replay \([^ ]*\) .*/\1/')
 kind=$(grep -m1 "case=$case_id\$" "$tmp/out" | sed 's/.* kind=\([^ ]*\) .*/\1/')
 check run_names_the_case eval '[ -n "$case_id" ] && [ -n "$kind" ]'

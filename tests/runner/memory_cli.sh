@@ -3,7 +3,7 @@
 # a message naming the case and what could not be allocated, with the run stored as 'error'
 # and every case checked before it kept; `exec` names what and how big and goes on to the
 # next file.  docs/USAGE.md "Memory per case".
-#   - run --seed 1 --cases 11499: case g4:1:11498 is the first of the huge size tier (1.4e6
+#   - run --seed 1 --cases 11499: case g5:1:11498 is the first of the huge size tier (1.4e6
 #     elements of MAX_POOLING2, whose reference asks for 11 MB of scratch); 40 MB of address
 #     space fits every case before it and not that one;
 #   - exec: an ARGMAX case whose output buffer is declared 10^9 bytes (TotalTensorSizeInBytes)
@@ -17,7 +17,7 @@ skip_unless_starts_under 40000 run --backend reference --cases 10 --seed 1 --db 
 
 limited 40000 run --backend reference --cases 11499 --seed 1 --shrink-budget 0 --db "$tmp/db.sqlite"
 check run_out_of_memory_exits_2 rc_is 2
-check run_out_of_memory_names_the_case err_has "dmlcheck run: case g4:1:11498: "
+check run_out_of_memory_names_the_case err_has "dmlcheck run: case g5:1:11498: "
 check run_out_of_memory_says_what_ran_out err_has "out of memory"
 if [ -n "$sqlite" ]; then
     check run_out_of_memory_is_stored_as_error \

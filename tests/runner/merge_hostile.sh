@@ -75,9 +75,9 @@ read_only_run() {
 if [ -n "$can_test_read_only" ]; then
     read_only_run merge "$tmp/ro/a.sqlite" -o "$tmp/w/out.sqlite"
     check "merge_reads_a_read_only_wal_database" eval 'rc_is 0 && out_has "300 cases"'
-    read_only_run export g4:3:5 --max-elements 16 --db "$tmp/ro/a.sqlite"
+    read_only_run export g5:3:5 --max-elements 16 --db "$tmp/ro/a.sqlite"
     check "export_db_reads_a_read_only_wal_database" eval 'rc_is 0 && out_has "\"input\""'
-    read_only_run replay g4:3:5 --backend reference --max-elements 16 --db "$tmp/ro/a.sqlite"
+    read_only_run replay g5:3:5 --backend reference --max-elements 16 --db "$tmp/ro/a.sqlite"
     check "replay_db_reads_a_read_only_wal_database" eval 'rc_is 0 && ! all_has "not a dmlcheck"'
 else
     for t in merge export_db replay_db; do skip "${t}_reads_a_read_only_wal_database" "no setpriv"; done

@@ -17,49 +17,52 @@ opts="--backend reference --ops argmax --max-elements 64"
 run run $opts --cases 20 --seed 7 --db "$db"
 check run_records_cases rc_is 0
 
-run replay g4:7:3 $opts
+run replay g5:7:3 $opts
 check replay_current_version_passes eval 'rc_is 0 && out_has "verdict: pass" && err_empty'
 
 # Version 2 (before the size tiers) is still drawn for its own ids: published reports hold them.
 run replay g2:7:3 $opts
 check replay_version_2_still_replays eval 'rc_is 0 && out_has "verdict: pass" && err_empty'
-# Version 3 (the size tiers before version 4's deep winners) likewise.
+# Version 3 (the size tiers before version 4's deep winners) likewise, and version 4 (before
+# version 5's deep winners and ARGMIN/ARGMAX's more frequent large tier).
 run replay g3:7:3 $opts
 check replay_version_3_still_replays eval 'rc_is 0 && out_has "verdict: pass" && err_empty'
+run replay g4:7:3 $opts
+check replay_version_4_still_replays eval 'rc_is 0 && out_has "verdict: pass" && err_empty'
 run replay g2:7:3 $opts --db "$db"
-check replay_version_2_against_a_version_4_run_refused \
-    eval 'rc_is 2 && err_has "recorded case g2:7:3 with generator version 4"'
+check replay_version_2_against_a_version_5_run_refused \
+    eval 'rc_is 2 && err_has "recorded case g2:7:3 with generator version 5"'
 
 run replay g1:7:3 $opts
 check replay_other_version_refused \
-    eval 'rc_is 2 && err_has "case g1:7:3 was drawn by generator version 1" && err_has "draws versions 2 to 4"'
+    eval 'rc_is 2 && err_has "case g1:7:3 was drawn by generator version 1" && err_has "draws versions 2 to 5"'
 
 run replay 7:3 $opts
 check replay_legacy_id_warns_and_replays \
-    eval 'rc_is 0 && out_has "verdict: pass" && err_has "warning: case id 7:3 names no generator version; replaying it as g4:7:3"'
+    eval 'rc_is 0 && out_has "verdict: pass" && err_has "warning: case id 7:3 names no generator version; replaying it as g5:7:3"'
 
 for id in g:7:3 gx:7:3 g99999999999999999999:7:3 g0:7:3 g2:7 7:3:1; do
     run replay "$id" $opts
     check "replay_malformed_id_${id}_is_usage_error" eval 'rc_is 2 && err_has "give one case id gN:SEED:INDEX"'
 done
 
-run replay g4:7:3 $opts --db "$db"
-check replay_db_same_options eval 'rc_is 0 && err_has "case g4:7:3 matches run 1"'
+run replay g5:7:3 $opts --db "$db"
+check replay_db_same_options eval 'rc_is 0 && err_has "case g5:7:3 matches run 1"'
 
-run replay g4:7:3 --backend reference --ops argmax --db "$db"
+run replay g5:7:3 --backend reference --ops argmax --db "$db"
 check replay_db_other_option_refused_naming_it \
     eval 'rc_is 2 && err_has "--max-elements: the run used 64, this command gives 3145728" && ! err_has "--ops:"'
 check replay_db_refusal_ends_with_the_run_options_command \
-    eval '[ "$(tail -n 1 "$tmp/err")" = "replay: dmlcheck replay g4:7:3 --backend reference --ops argmax --max-elements 64 --db $db" ]'
+    eval '[ "$(tail -n 1 "$tmp/err")" = "replay: dmlcheck replay g5:7:3 --backend reference --ops argmax --max-elements 64 --db $db" ]'
 pasted=$(tail -n 1 "$tmp/err" | sed 's/^replay: dmlcheck //')
 eval "run $pasted"
-check replay_db_pasted_command_replays eval 'rc_is 0 && out_has "verdict: pass" && err_has "case g4:7:3 matches run 1"'
+check replay_db_pasted_command_replays eval 'rc_is 0 && out_has "verdict: pass" && err_has "case g5:7:3 matches run 1"'
 
-run replay g4:7:99 $opts --db "$db"
+run replay g5:7:99 $opts --db "$db"
 check replay_db_unrecorded_case_refused eval 'rc_is 2 && err_has "holds no run of seed 7 that recorded case index 99"'
 
-run export g4:7:3 --ops argmax --max-elements 64 --db "$db"
-check export_current_version_with_db eval 'rc_is 0 && out_has "\"comment\": \"dmlcheck export g4:7:3: "'
+run export g5:7:3 --ops argmax --max-elements 64 --db "$db"
+check export_current_version_with_db eval 'rc_is 0 && out_has "\"comment\": \"dmlcheck export g5:7:3: "'
 
 run export g1:7:3 --ops argmax --max-elements 64
 check export_other_version_refused eval 'rc_is 2 && err_has "generator version 1" && [ ! -s "$tmp/out" ]'
@@ -79,7 +82,7 @@ if [ -n "$sqlite3" ]; then
     } | "$sqlite3" "$old"
     run replay 7:3 $opts --db "$old"
     check replay_db_version_1_run_refused \
-        eval 'rc_is 2 && err_has "recorded case 7:3 with generator version 1" && err_has "draws versions 2 to 4"'
+        eval 'rc_is 2 && err_has "recorded case 7:3 with generator version 1" && err_has "draws versions 2 to 5"'
     check replay_db_leaves_old_database_unmigrated \
         eval '[ "$("$sqlite3" "$old" "PRAGMA user_version")" = 1 ]'
 else

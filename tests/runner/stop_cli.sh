@@ -88,13 +88,13 @@ run exec --backend "plugin:$plugin" --reference-timeout 200 "$heavy"
 check exec_reference_past_its_limit_is_an_error_not_a_hang \
     eval 'rc_is 2 && err_has "not checked: the reference took longer than 200 ms (--reference-timeout)" && ! err_has hang'
 
-# The same in run: case g4:1:11498, the first huge case of seed 1 (MAX_POOLING2 over 1.4e6
+# The same in run: case g5:1:11498, the first huge case of seed 1 (MAX_POOLING2 over 1.4e6
 # elements, tens of milliseconds of reference time), is recorded as not checked, and the run
 # goes on to its end.
 run run --backend reference --cases 11499 --seed 1 --shrink-budget 0 --reference-timeout 1 \
     --db "$tmp/limit.sqlite"
 check run_reference_past_its_limit_is_not_checked eval 'rc_is 0 && err_has \
-    "case g4:1:11498 not checked: the reference took longer than 1 ms (--reference-timeout)"'
+    "case g5:1:11498 not checked: the reference took longer than 1 ms (--reference-timeout)"'
 if [ -n "$sqlite" ]; then
     check run_reference_past_its_limit_is_recorded_as_error eval '[ "$("$sqlite" "$tmp/limit.sqlite" \
         "SELECT verdict FROM results JOIN cases ON cases.id = results.case_id WHERE case_index = 11498")" = error ]'

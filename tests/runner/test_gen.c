@@ -262,6 +262,11 @@ static const struct {
     { 4, "ARGMAX 5_0 i32->u64 permuted must_reject sizes{1,5,1,1,1,12,1} strides{60,12,60,12,12,1,12} "
          "out{1,5,1,1,1,12,1} axes{6,7} dir 1",
       UINT64_C(0x04be5338b325ea58), UINT64_C(0xba1d268029f7d916) },
+    /* Version 5 changed only ARGMIN/ARGMAX's large tier and the deep winners: case 1:0 is
+     * version 4's, the span is not. */
+    { 5, "ARGMAX 5_0 i32->u64 permuted must_reject sizes{1,5,1,1,1,12,1} strides{60,12,60,12,12,1,12} "
+         "out{1,5,1,1,1,12,1} axes{6,7} dir 1",
+      UINT64_C(0x04be5338b325ea58), UINT64_C(0x14974f28825925c3) },
 };
 
 static uint64_t span_fingerprint(const gen_options *opt)
@@ -318,6 +323,7 @@ static const struct {
 } tier_goldens[] = {
     { 3, 624, UINT64_C(0x9e51caa7fcd34b71) },
     { 4, 624, UINT64_C(0x49c365e571d56557) },
+    { 5, 631, UINT64_C(0x71959b33ae87ada8) },
 };
 
 static bool is_tier_case(const dml_case *c)
@@ -568,15 +574,19 @@ static void check_extremes_split(coverage *cv, dml_case *c)
 }
 
 /* Winners a tied pair deep inside (gen_values.c draw_deep_pair): INCREASING finds the first,
- * DECREASING the second, a multiple of 4096 an odd distance below 2^16 after it, both 2^16
- * from both ends when the reduction holds 2^17 + 4096 elements, else from one end. */
+ * DECREASING the second, a multiple of a power of two 2^j an odd distance below 2^j after
+ * the first (2^j is 4096 or more where such a multiple fits, which is wherever the reduction
+ * holds more than 2^16 + 4096 elements), both 2^16 from both ends when the reduction holds
+ * 2^17 + 8192 elements (version 5), else from one end. */
 static bool deep_pair_ok(uint64_t first, uint64_t second, uint64_t length, bool decreasing)
 {
     const uint64_t far = UINT64_C(1) << 16;
     bool one_end = length <= far || first >= far || (decreasing && second < length - far);
-    bool ends_far = length < 2 * far + 4096 ? one_end : first >= far && second < length - far;
-    return first < second && (second - first) % 2 == 1 && second - first < far
-           && second % 4096 == 0 && ends_far;
+    bool ends_far = length < 2 * far + 8192 ? one_end : first >= far && second < length - far;
+    uint64_t power = second & (~second + 1); /* the largest power of two dividing second */
+    bool chunked = power > second - first && (power >= 4096 || length <= far + 4096);
+    return first < second && (second - first) % 2 == 1 && second - first < far && chunked
+           && ends_far;
 }
 
 /* Output element 0 of a long reduction (not broadcast: an address shared by several
@@ -861,7 +871,8 @@ static void test_tiers(tap *t)
            k.deepest_axes[4], k.deepest_axes[5], k.deepest_axes[6], k.deepest_axes[7], k.deepest_axes[8]);
     /* Version 3 drew 20 in these 100,000 cases of seed 1 (a third of its deepest cases reduce
      * every axis, a fifth of those are permuted, a third of those with no neighbours in
-     * order); version 4 draws 269 (gen.c layout_unmergeable, arg_reduce.c draw_many_axes). */
+     * order); version 4 draws 269 (gen.c layout_unmergeable, arg_reduce.c draw_many_axes),
+     * version 5 270 (its tier draws differ from version 4's only in ARGMIN/ARGMAX's large tier). */
     tap_ok(t, k.all_axes_unmerged >= 200, "tiers: rank 8 reducing every axis with no two "
            "neighbours mergeable: %u in %d cases", k.all_axes_unmerged, TIER_CASES);
     gen_options_default(&opt);
@@ -877,6 +888,93 @@ static void test_tiers(tap *t)
     }
     tap_ok(t, largest <= GEN_SMALL_TIERS_ELEMENTS, "tiers: --max-elements 4096 keeps every case small "
            "(largest %" PRIu64 ")", largest);
+}
+
+/* ---- Version 5's deep winners across outputs ------------------------------------------- */
+
+/* The index the reference returns for every output element, in logical order; false when the
+ * outputs cannot be allocated. */
+static bool output_indices(const dml_case *c, uint64_t *indices, uint64_t count)
+{
+    exec_options opt = { NAN_POLICY_IGNORE, false };
+    case_outputs out;
+    if (!case_outputs_alloc(&out, c))
+        return false;
+    ref_run(c, &opt, &out);
+    tensor_view v;
+    case_tensor_view(&c->output, &v);
+    for (uint64_t i = 0; i < count; i++)
+        indices[i] = dtype_load_bits(out.output, c->output.type, tensor_view_offset(&v, i));
+    case_outputs_free(&out);
+    return true;
+}
+
+typedef struct deep_outputs {
+    unsigned both_ends, both_ends_wrong, one_end, one_end_wrong;
+} deep_outputs;
+
+/* One case whose winners version 5 placed (uniform or ties values: no output keeps the ends;
+ * no broadcast: an address shared by several elements may hold an earlier winner).  Past
+ * 2^17 + 8192 elements every winner lies 2^16 from both ends (such a reduction fills the large
+ * tier's budget alone: one output); a shorter DECREASING reduction of several outputs has an
+ * output whose winner is 2^16 from the end (a 16-bit rank fails) and one whose winner is 2^16
+ * from the start (a 16-bit index fails), and consecutive outputs' winners lie in different
+ * 4096-element chunks. */
+static void check_deep_outputs(deep_outputs *d, const dml_case *c)
+{
+    const uint64_t far = UINT64_C(1) << 16;
+    uint64_t count = case_tensor_elements(&c->output), length = reduction_length(c);
+    bool decreasing = c->direction == DML_AXIS_DIRECTION_DECREASING;
+    if (length < 2 * far + 8192 && (!decreasing || count < 2))
+        return;
+    uint64_t *w = malloc(sizeof *w * count);
+    if (!w || !output_indices(c, w, count)) {
+        free(w);
+        return;
+    }
+    bool inside = true, from_start = false, from_end = false, apart = true;
+    for (uint64_t i = 0; i < count; i++) {
+        inside &= w[i] >= far && length - 1 - w[i] >= far;
+        from_start |= w[i] >= far;
+        from_end |= length - 1 - w[i] >= far;
+        apart &= i == 0 || w[i] / 4096 != w[i - 1] / 4096;
+    }
+    if (length >= 2 * far + 8192) {
+        d->both_ends++;
+        d->both_ends_wrong += !inside;
+    } else {
+        d->one_end++;
+        d->one_end_wrong += !(from_start && from_end && apart);
+    }
+    free(w);
+}
+
+static void test_deep_outputs(tap *t)
+{
+    gen_options opt;
+    gen_options_default(&opt);
+    opt.op_mask = (1u << OP_ARGMIN) | (1u << OP_ARGMAX);
+    opt.input_type_mask = 1u << DML_TENSOR_DATA_TYPE_FLOAT32;
+    opt.reject_per_mille = 0;
+    deep_outputs d = { 0 };
+    for (uint64_t i = 0; i < 40000; i++) {
+        dml_case c;
+        gen_info info;
+        if (!generate(3, i, &opt, &c, &info))
+            break;
+        if (long_reduction(&c) && reduction_length(&c) > (UINT64_C(1) << 16)
+            && (info.dist == GEN_DIST_uniform || info.dist == GEN_DIST_ties)
+            && info.layout != GEN_LAYOUT_broadcast)
+            check_deep_outputs(&d, &c);
+        case_free(&c);
+    }
+    tap_ok(t, d.both_ends > 0 && d.both_ends_wrong == 0,
+           "version 5: winners of reductions past 2^17 + 8192 lie 2^16 from both ends "
+           "(%u of %u cases wrong)", d.both_ends_wrong, d.both_ends);
+    tap_ok(t, d.one_end > 0 && d.one_end_wrong == 0,
+           "version 5: shorter DECREASING reductions of several outputs have winners 2^16 from the "
+           "start and from the end, consecutive ones in different 4096-element chunks (%u of %u "
+           "cases wrong)", d.one_end_wrong, d.one_end);
 }
 
 /* ---- Filters ------------------------------------------------------------------------- */
@@ -1121,6 +1219,7 @@ int main(void)
     test_tier_golden(&t);
     test_coverage(&t);
     test_tiers(&t);
+    test_deep_outputs(&t);
     test_filters(&t);
     test_types_agree_with_validator(&t);
     return tap_done(&t);

@@ -32,7 +32,7 @@ else
         skip $t "no sqlite3"
     done
 fi
-run replay g4:1:4999 --backend reference --db "$tmp/capped.sqlite"
+run replay g5:1:4999 --backend reference --db "$tmp/capped.sqlite"
 check a_case_past_cases_replays eval 'rc_is 0'
 
 run run --backend reference --until-verdict --time 1 --db "$tmp/bad.sqlite"
