@@ -47,6 +47,7 @@ static void signature_free(report_signature *s)
     free(s->tensor);
     free(s->detail);
     free(s->explanation);
+    free(s->cause);
 }
 
 static void run_free(report_run *r)
@@ -425,9 +426,20 @@ static bool device_matches(const report_model *m, const char *pattern)
     return false;
 }
 
+/* A signature diagnosed is in the family holding its group (operator family, kind, verdict
+ * and its root-cause key: two bugs of one kind are two rows); one never diagnosed (its key
+ * the commonest of its group, results/families.c), in the first family of its operator
+ * family, kind and verdict. */
 const family *report_model_family_of(const report_model *m, const report_signature *s)
 {
     const char *verdict = s->unspecified ? ",unspecified," : ",fail,";
+    char group[256];
+    if (s->op < OP_COUNT)
+        snprintf(group, sizeof group, ",%s:%s:%s:%s,", op_table[s->op].module_name, s->kind,
+                 s->unspecified ? "unspecified" : "fail", s->cause);
+    for (size_t i = 0; s->diagnosed && s->op < OP_COUNT && i < m->families.count; i++)
+        if (m->families.items[i].groups && strstr(m->families.items[i].groups, group))
+            return &m->families.items[i];
     for (size_t i = 0; s->op < OP_COUNT && i < m->families.count; i++) {
         const family *f = &m->families.items[i];
         if (family_has(f, op_table[s->op].module_name, s->kind) && strstr(f->verdicts, verdict))
@@ -721,10 +733,11 @@ static bool signature_copy(report_signature *dst, const report_signature *src)
     dst->tensor = report_strdup(src->tensor);
     dst->detail = report_strdup(src->detail);
     dst->explanation = report_strdup(src->explanation);
+    dst->cause = report_strdup(src->cause);
     dst->expected_reason = NULL;
     return dst->layout && dst->distribution && dst->kind && dst->classes && dst->first_seen
            && dst->last_seen && dst->backend && dst->replay && dst->gen_args && dst->tensor && dst->detail
-           && dst->explanation;
+           && dst->explanation && dst->cause;
 }
 
 static void mark_cells(report_model *m, const report_model *base)

@@ -141,6 +141,10 @@ typedef struct report_signature {
     /* The check's explanation of the representative's first difference (the lines `run`
      * printed: values at the expected and the returned index, what they show), or "". */
     char *explanation;
+    /* The root-cause key probing stored with it ("" none), and whether it was diagnosed: with
+     * its operator family, kind and verdict, its family's group (report_model_family_of). */
+    char *cause;
+    bool diagnosed;
     /* Judgement. */
     const char *expected_reason; /* the expectation that names it, or NULL (points into model) */
     report_mark mark;
