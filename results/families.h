@@ -1,7 +1,8 @@
 /*
  * families.h: one bug, one row.  A root cause that probing confirmed (diagnose.h) is the key:
- * its signatures are one family whatever their operators, kinds and verdicts.  Failures no
- * cause explains are grouped as before.  A signature splits one bug by feature level, data
+ * its signatures are one family whatever their operators, kinds and verdicts, and two causes
+ * of one operator family, kind and verdict are two families (each signature carries the key
+ * its own diagnosis stored).  Failures no cause explains are grouped as before.  A signature splits one bug by feature level, data
  * types, layout and value distribution (a planted ARGMIN-ignores-DECREASING bug made 748 of them in
  * 10,000 cases); a family is what is left of it: the operator family (ARGMIN/ARGMAX share
  * their code in every implementation seen so far), the kind and the verdict, with
