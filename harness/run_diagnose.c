@@ -201,22 +201,24 @@ static bool listed(const char *const *keys, size_t n, const char *key)
     return false;
 }
 
-/* How near signature k is to i: 2 of its family, 1 of its operator family, 0 another. */
+/* How near signature k is to i, 5 to 0: of its family, then of its operator family, then
+ * another; within each, of its input type first (OpenVINO's UINT32 read as signed predicts
+ * some UINT64 cases' answers too, which its UINT64 read as int32 gives). */
 static int nearness(const runner *r, size_t k, size_t i)
 {
-    if (runner_same_family(&r->sigs[k], &r->sigs[i]))
-        return 2;
-    return op_table[r->sigs[k].op].module == op_table[r->sigs[i].op].module;
+    const seen_signature *a = &r->sigs[k], *b = &r->sigs[i];
+    int code = runner_same_family(a, b) ? 2 : op_table[a->op].module == op_table[b->op].module;
+    return 2 * code + (a->input_type == b->input_type);
 }
 
-/* The keys confirmed by probing signatures before i, each once, the nearest first (its own
- * family's, then its operator family's: of two bugs that both predict the answer, the one
- * seen in the same code is the likelier); from[n] the signature that confirmed keys[n].
+/* The keys confirmed by probing signatures before i, each once, the nearest first (of two
+ * bugs that both predict the answer, the one seen in the same code and type is the
+ * likelier); from[n] the signature that confirmed keys[n].
  * Returns how many (at most max). */
 static size_t confirmed_keys(const runner *r, size_t i, const char **keys, size_t *from, size_t max)
 {
     size_t n = 0;
-    for (int near = 2; near >= 0; near--)
+    for (int near = 5; near >= 0; near--)
         for (size_t k = 0; k < i && n < max; k++)
             if (r->sigs[k].evidence && nearness(r, k, i) == near && !listed(keys, n, r->sigs[k].cause)) {
                 keys[n] = r->sigs[k].cause;

@@ -52,6 +52,7 @@ typedef struct seen_signature {
     mismatch_kind kind;
     op_id op;
     DML_FEATURE_LEVEL feature_level;
+    DML_TENSOR_DATA_TYPE input_type;
     uint64_t count;         /* in this run */
     bool nondeterministic;  /* its first case passed when run again */
     dml_case *shrunk;       /* its family's shrunk case (run_shrink.c), or NULL */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "dtype.h"
 #include "run_internal.h"
 #include "run_signatures.h"
 
@@ -33,7 +34,7 @@ static bool add_signature(void *ctx, const run_signature_row *row, dmlc_error *e
     runner *r = ctx;
     seen_signature s = { .id = row->id, .is_new = row->is_new, .index = row->first_index,
                          .kind = mismatch_kind_from_name(row->kind), .op = op_from_name(row->op),
-                         .count = row->count };
+                         .count = row->count, .input_type = dtype_from_name(row->input_type) };
     if (!verdict_from_name(row->verdict, &s.verdict) || s.op == OP_COUNT
         || !fl_from_name(row->feature_level, &s.feature_level))
         return err_set(err, "signature %" PRId64 ": unknown names %s %s %s", row->id, row->op,

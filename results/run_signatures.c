@@ -14,7 +14,7 @@ static const char run_signatures_sql[] =
     " JOIN results x ON x.case_id = c.id WHERE c.run_id = ?1"
     " AND x.verdict IN ('fail', 'unspecified') GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9)"
     " SELECT s.id, s.op, s.feature_level, s.kind, s.verdict, s.first_seen_run = ?1,"
-    " f.first_index, f.n FROM signatures s JOIN runs r ON r.id = ?1"
+    " f.first_index, f.n, s.input_type FROM signatures s JOIN runs r ON r.id = ?1"
     " JOIN f ON f.op = s.op AND f.feature_level = s.feature_level"
     " AND f.input_type = s.input_type AND f.output_type = s.output_type"
     " AND f.indices = ifnull(s.indices_type, '') AND f.layout = s.layout"
@@ -43,6 +43,7 @@ bool run_signatures_each(store *s, int64_t run_id,
             .is_new = sqlite3_column_int(st, 5) != 0,
             .first_index = (uint64_t)sqlite3_column_int64(st, 6),
             .count = (uint64_t)sqlite3_column_int64(st, 7),
+            .input_type = (const char *)sqlite3_column_text(st, 8),
         };
         ok = fn(ctx, &row, err);
     }

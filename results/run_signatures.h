@@ -15,7 +15,7 @@
 
 typedef struct run_signature_row {
     int64_t id;
-    const char *op, *feature_level, *kind, *verdict; /* names, as stored */
+    const char *op, *feature_level, *kind, *verdict, *input_type; /* names, as stored */
     bool is_new;            /* first seen in this run */
     uint64_t first_index;   /* the run's first case with it */
     uint64_t count;         /* its cases in this run */
