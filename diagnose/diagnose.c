@@ -523,6 +523,7 @@ typedef struct same_bug_state {
     uint8_t *decided;
     probe_answer got;
     bool asked;
+    bool could_show; /* some key's prediction parted from the spec */
 } same_bug_state;
 
 /* Whether key's prediction is what the backend answers to the failing case; asks the case
@@ -541,6 +542,7 @@ static bool try_key(same_bug_state *st, const char *key, probe_ask ask, void *ct
         case_outputs_free(&predicted);
         return true;
     }
+    st->could_show = true;
     if (!st->asked) {
         st->asked = true;
         ok = case_outputs_alloc(&st->got.outputs, st->failing)
@@ -592,6 +594,7 @@ bool diagnose_same_bug(const dml_case *failing, const char *const *keys, size_t 
             out->first = i;
             same_bug_key(keys[i], failing, out->key, sizeof out->key);
         }
+    out->could_show = st.could_show;
     bool pairs = case_tensor_elements(&failing->input) <= SAME_BUG_PAIR_ELEMENTS;
     for (size_t i = 0; pairs && trusted && ok && !held && i < count && i < SAME_BUG_PAIR_KEYS; i++)
         for (size_t j = i + 1; ok && !held && j < count && j < SAME_BUG_PAIR_KEYS; j++) {

@@ -102,6 +102,8 @@ const char *diagnosis_text(const diagnosis *d, char *buf, size_t size);
  * of the same run (diagnose_same_bug). */
 typedef struct same_bug_check {
     bool held;            /* a key's prediction is what the backend answered */
+    bool could_show;      /* some single key's prediction parts from the spec here: a bug
+                           * confirmed can show in the case (false: it can only be another) */
     size_t first, second; /* the keys it was: keys[first], composed with keys[second] when
                            * that is not SIZE_MAX (two bugs in one case) */
     char key[2 * 64 + 2]; /* the key to store: keys[first] (an either-key narrowed to its cause
@@ -112,6 +114,9 @@ typedef struct same_bug_check {
  * this many input elements: each costs a scan of the case. */
 #define SAME_BUG_PAIR_KEYS 8
 #define SAME_BUG_PAIR_ELEMENTS 65536
+/* A failing case of more input elements is not asked again: a large case through a slow
+ * library (onnx.reference: seconds) costs more than the probes it would save. */
+#define SAME_BUG_MAX_ELEMENTS 65536
 
 /* Whether one of the bugs of stored keys (diagnosis_key's form), each confirmed by probing on
  * another failure of this backend, is this failure too, or two of them together: its

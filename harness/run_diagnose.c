@@ -1,19 +1,20 @@
 /*
- * run_diagnose.c: after shrinking, new signatures are diagnosed (diagnose.h).  The first of
- * each family is probed: the backend is asked the probes of every root cause that could
- * explain the family's case (its shrunk case when there is one), through the run's session,
- * and a cause is named only when its predictions came back exactly and no other cause's did.
- * Every new signature is first checked against the bugs probing confirmed earlier in the run
- * (its own family's first): when one of them, or two together, predict the signature's own
- * case, asked again, it is that bug (one question); otherwise it is probed, up to
- * PROBED_PER_FAMILY a family, since two bugs can share an operator family, a kind and a
- * verdict.  The cause (or none: undiagnosed) and the evidence
- * are stored with the signature; results/families.c keys families by confirmed cause, so one
- * bug is one row whatever the seed split it into, and two bugs are two rows.  A signature past
- * the budget stays without a diagnosis and goes to the row of its family's commonest cause:
- * a cause's prediction is exact only where its model reaches (float_compared_as_int_bits
- * says nothing of the NaNs it also misorders), so its NaN signatures are explained by probes
- * only, which confirm the cause again and again.
+ * run_diagnose.c: after shrinking, new signatures are diagnosed (diagnose.h).  Each is first
+ * checked against the bugs diagnosed earlier in the run, nearest first: when one of them, or
+ * two together, predict the signature's own case (of at most SAME_BUG_MAX_ELEMENTS), asked
+ * again, it is that bug (one question).  Otherwise it is probed when it is its family's first
+ * to be, or when no bug diagnosed in its family can show in its case (a second bug of the same
+ * operator family, kind and verdict: OpenVINO's UINT64 read as int32 in its NaN row), up to
+ * PROBED_PER_FAMILY a family: the backend is asked the probes of every root cause that could
+ * explain the case (the family's shrunk case when there is one), and a cause is named only
+ * when its predictions came back exactly and no other cause's did.  The cause (or none:
+ * undiagnosed) and the evidence are stored with the signature; results/families.c keys
+ * families by it, so one bug is one row whatever the seed split it into, and two bugs are two
+ * rows.  A signature neither explained nor probed, or whose probes name no cause in a family
+ * whose cause is known, stays without a diagnosis and goes to the row of its family's
+ * commonest cause: a cause's prediction is exact only where its model reaches
+ * (float_compared_as_int_bits says nothing of the NaNs it also misorders), and probing every
+ * such signature cost minutes a run through a slow library (onnx.reference).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -139,11 +140,11 @@ static bool asking_ended(runner *r, bool ok, dmlc_error *err)
     return false;
 }
 
-/* The key probing confirmed for an earlier signature of i's family, or NULL. */
+/* The key diagnosed for an earlier signature of i's family, or NULL. */
 static const char *family_cause(const runner *r, size_t i)
 {
     for (size_t k = 0; k < i; k++)
-        if (r->sigs[k].evidence && runner_same_family(&r->sigs[k], &r->sigs[i]))
+        if (r->sigs[k].cause[0] && runner_same_family(&r->sigs[k], &r->sigs[i]))
             return r->sigs[k].cause;
     return NULL;
 }
@@ -232,27 +233,28 @@ static size_t confirmed_keys(const runner *r, size_t i, const char **keys, size_
 
 /* Whether a bug confirmed by probing an earlier signature of the run is i's too, alone or
  * with another (session_same_bug on i's own case); then i is stored as that bug. */
-static bool explained_by_known_bug(runner *r, size_t i, bool *explained, dmlc_error *err)
+static bool explained_by_known_bug(runner *r, size_t i, same_bug_check *check, dmlc_error *err)
 {
     seen_signature *s = &r->sigs[i];
     const char *keys[SAME_BUG_KEYS];
     size_t from[SAME_BUG_KEYS];
     size_t count = confirmed_keys(r, i, keys, from, SAME_BUG_KEYS);
-    *explained = false;
+    /* Unknown until asked: a case not checked may be any bug's. */
+    *check = (same_bug_check){ .could_show = true };
     if (!count)
         return true;
     dml_case c;
     gen_info info;
     case_init(&c);
-    same_bug_check check;
     bool ok = session_generate(r->s, s->index, &c, &info, err);
-    if (ok && !c.must_reject)
-        ok = session_same_bug(r->s, &c, keys, count, &check, err);
-    if (ok && !c.must_reject && check.held) {
-        s->diagnosed = *explained = true;
-        ok = record_same_bug(r, s, &r->sigs[from[check.first]],
-                             check.second == SIZE_MAX ? NULL : &r->sigs[from[check.second]],
-                             &check, err);
+    bool small = ok && !c.must_reject && case_tensor_elements(&c.input) <= SAME_BUG_MAX_ELEMENTS;
+    if (small)
+        ok = session_same_bug(r->s, &c, keys, count, check, err);
+    if (ok && small && check->held) {
+        s->diagnosed = true;
+        ok = record_same_bug(r, s, &r->sigs[from[check->first]],
+                             check->second == SIZE_MAX ? NULL : &r->sigs[from[check->second]],
+                             check, err);
     }
     case_free(&c);
     return asking_ended(r, ok, err);
@@ -265,16 +267,21 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
     double start = clock_seconds();
     for (size_t i = 0; i < r->sig_count && !runner_stop_raised(r->o) && !session_broken(r->s); i++) {
         seen_signature *s = &r->sigs[i];
-        bool explained = false;
+        same_bug_check check;
         if (!s->is_new || !mismatch_kind_from_outputs(s->kind))
             continue;
-        if (!explained_by_known_bug(r, i, &explained, err))
+        if (!explained_by_known_bug(r, i, &check, err))
             return false;
-        if (explained || runner_stop_raised(r->o) || session_broken(r->s))
+        if (s->diagnosed || runner_stop_raised(r->o) || session_broken(r->s))
             continue;
-        /* Past the budget a signature is left undiagnosed in the file, and its row is the
-         * one most of its family's signatures have (results/families.c). */
-        if (family_probed(r, i) < PROBED_PER_FAMILY && !diagnose_signature(r, i, err))
+        /* Probed: the family's first; a later one only where no bug diagnosed in the family
+         * can show in its case (another bug, as UINT64's in OpenVINO's NaN row), up to the
+         * budget.  Otherwise a signature is left undiagnosed in the file, and its row is the
+         * one most of its family's signatures have (results/families.c): a bug that can show
+         * there but whose model does not reach all of the case (NaNs) is no other bug. */
+        unsigned probed = family_probed(r, i);
+        bool other_bug = family_cause(r, i) && !check.could_show;
+        if ((probed == 0 || (other_bug && probed < PROBED_PER_FAMILY)) && !diagnose_signature(r, i, err))
             return false;
     }
     r->rep->probes = session_probes_asked(r->s); /* the summary says them (run_summary.c) */
