@@ -92,13 +92,18 @@ static bool record_diagnosis(runner *r, seen_signature *s, const diagnosis *d, d
     const char *found = diagnosis_key(d, s->cause, sizeof s->cause);
     json_t *evidence = diagnosis_json(d);
     char *text = evidence ? json_dumps(evidence, JSON_COMPACT) : NULL;
+    /* What later signatures its bug explains store: the verdict without the probes (their case
+     * files run to megabytes; the family's row shows this signature's). */
+    char *summary = evidence && found && !json_object_del(evidence, "evidence")
+                    ? json_dumps(evidence, JSON_COMPACT) : NULL;
     json_decref(evidence);
-    bool ok = text ? store_signature_diagnosis(r->db, s->id, found, text, err)
-                   : err_set(err, "out of memory writing a diagnosis");
+    bool ok = text && (!found || summary) ? store_signature_diagnosis(r->db, s->id, found, text, err)
+                                          : err_set(err, "out of memory writing a diagnosis");
+    free(text);
     if (ok && found)
-        s->evidence = text;
+        s->evidence = summary;
     else
-        free(text);
+        free(summary);
     if (!found)
         s->cause[0] = 0;
     if (ok)
@@ -107,8 +112,8 @@ static bool record_diagnosis(runner *r, seen_signature *s, const diagnosis *d, d
 }
 
 /* Stores s as the bug confirmed on `by` (check.key), or on `by` and `also` together: by's
- * evidence, with the cases they were confirmed on and s's own case, whose answer is the
- * prediction. */
+ * verdict (its probes stay with by), with the cases they were confirmed on and s's own case,
+ * whose answer is the prediction. */
 static bool record_same_bug(runner *r, seen_signature *s, const seen_signature *by,
                             const seen_signature *also, const same_bug_check *check,
                             dmlc_error *err)
@@ -241,7 +246,7 @@ static bool explained_by_known_bug(runner *r, size_t i, same_bug_check *check, d
     size_t count = confirmed_keys(r, i, keys, from, SAME_BUG_KEYS);
     /* Unknown until asked: a case not checked may be any bug's. */
     *check = (same_bug_check){ .could_show = true };
-    if (!count)
+    if (!count || s->input_elements > SAME_BUG_MAX_ELEMENTS) /* not even drawn again */
         return true;
     dml_case c;
     gen_info info;

@@ -53,13 +53,15 @@ typedef struct seen_signature {
     op_id op;
     DML_FEATURE_LEVEL feature_level;
     DML_TENSOR_DATA_TYPE input_type;
+    uint64_t input_elements; /* of its first case of this run (0: not known, a --jobs merge) */
     uint64_t count;         /* in this run */
     bool nondeterministic;  /* its first case passed when run again */
     dml_case *shrunk;       /* its family's shrunk case (run_shrink.c), or NULL */
     bool diagnosed;         /* run_diagnose.c asked the backend about it */
     bool probed;            /* ... by probing its case (not as another signature's bug) */
     char cause[2 * 64 + 2]; /* the root-cause key diagnosed ("": none) */
-    char *evidence;         /* the diagnosis JSON when probing confirmed cause, else NULL */
+    char *evidence;         /* when probing confirmed cause: its diagnosis JSON without the
+                             * probes (status, causes), else NULL */
 } seen_signature;
 
 typedef struct runner {

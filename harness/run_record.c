@@ -106,7 +106,8 @@ static seen_signature *remember_signature(runner *r, int64_t id, bool is_new, ui
     seen_signature *s = &r->sigs[r->sig_count++];
     *s = (seen_signature){ .id = id, .is_new = is_new, .index = index, .verdict = j->verdict,
                            .kind = j->kind, .op = c->op, .feature_level = c->feature_level,
-                           .input_type = c->input.type, .count = 1 };
+                           .input_type = c->input.type,
+                           .input_elements = case_tensor_elements(&c->input), .count = 1 };
     r->rep->signatures = (unsigned)r->sig_count;
     r->rep->new_signatures += is_new;
     return s;

@@ -585,12 +585,13 @@ static bool join_by_needs(const reader *rd, family_list *l)
     return ok;
 }
 
-/* Whether any of f's signatures was diagnosed, and the evidence of one (the first recorded):
+/* Whether any of f's signatures was diagnosed, and the evidence of one (the first probed):
  * a family is keyed by its signatures' root cause (fill_family_cases), so any holds it. */
 static bool read_diagnosis(const reader *rd, family *f)
 {
+    /* One with probes first: a signature another's bug explains stores no probes. */
     sqlite3_stmt *s = prepare(rd, "SELECT t.diagnosis" FROM_SIGNATURES " AND t.diagnosis IS NOT NULL"
-                              " ORDER BY t.id LIMIT 1", f);
+                              " ORDER BY instr(t.diagnosis, '\"same_bug_as\"') > 0, t.id LIMIT 1", f);
     bool failed = !s;
     if (s && step(rd, s, &failed)) {
         f->diagnosed = true;
