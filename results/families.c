@@ -430,6 +430,26 @@ static void sort_families(family_list *l)
         qsort(l->items, l->count, sizeof *l->items, family_order);
 }
 
+/* 2 for a diagnosis with its probes, 1 for one that names the bug explaining it (a signature
+ * another's bug explains stores no probes: run_diagnose.c), 0 for none. */
+static int probed_rank(const char *diagnosis)
+{
+    return !diagnosis ? 0 : strstr(diagnosis, "\"same_bug_as\"") ? 1 : 2;
+}
+
+/* When f joins g (the same cause: joins never mix causes), g keeps the evidence that shows the
+ * most, its probes before another's verdict; f's is freed. */
+static void keep_best_diagnosis(family *g, family *f)
+{
+    if (probed_rank(f->diagnosis) > probed_rank(g->diagnosis)) {
+        free(g->diagnosis);
+        g->diagnosis = f->diagnosis;
+        f->diagnosis = NULL;
+    }
+    free(f->diagnosis);
+    f->diagnosis = NULL;
+}
+
 /* Joins each family whose every case another family's kind explains too (same operator family
  * and verdict) to that family: one bug, one row.  Smallest first, each to the largest family
  * that explains it and has not joined another; a family's kind is then that of most of its
@@ -471,12 +491,7 @@ static bool join_explained(const reader *rd, family_list *l)
             snprintf(g->kind, sizeof g->kind, "%s", f->kind);
             own[host] = own[i];
         }
-        if (!g->diagnosis) { /* the same cause (joins never mix causes): either evidence */
-            g->diagnosis = f->diagnosis;
-            f->diagnosis = NULL;
-        }
-        free(f->diagnosis);
-        f->diagnosis = NULL;
+        keep_best_diagnosis(g, f);
         joined[i] = true;
     }
     size_t kept = 0;
@@ -552,11 +567,7 @@ static bool absorb(const reader *rd, family_list *l, size_t i, family *g)
     g->shrunk_case = g->shrunk_mismatch = NULL;
     g->needs[0] = g->breakdown[0] = 0;
     bool ok = describe(rd, g);
-    if (!g->diagnosis) { /* the host's evidence, else the joiner's */
-        g->diagnosis = f->diagnosis;
-        f->diagnosis = NULL;
-    }
-    free(f->diagnosis);
+    keep_best_diagnosis(g, f);
     free(f->shrunk_case);
     free(f->shrunk_mismatch);
     memmove(f, f + 1, (l->count - i - 1) * sizeof *f);
