@@ -740,6 +740,16 @@ static bool fill_family_signatures(const reader *rd)
                                 " input_type, kind, verdict, layout, distribution)", NULL);
 }
 
+/* The root-cause key of case c (a row of cases or temp.family_cases) failing as `kind` and
+ * `verdict`: its signature's in temp.family_signatures, "" when it has none. */
+#define CAUSE_KEY_OF_CASE(kind, verdict)                                                    \
+    "ifnull((SELECT t.key FROM temp.family_signatures t JOIN runs ru ON ru.id = c.run_id"   \
+    " WHERE t.op = c.op AND t.input_type = c.input_type AND t.kind = " kind                 \
+    " AND t.verdict = " verdict " AND t.layout = c.layout AND t.distribution ="             \
+    " c.distribution AND t.feature_level = c.feature_level AND t.output_type ="             \
+    " c.output_type AND t.indices_type = ifnull(c.indices_type, '') AND t.backend ="        \
+    " ru.backend AND t.device = ifnull(ru.device_id, 0)), '')"
+
 /* temp.family_cases (FAMILY_CASES_SQL) for the run range, in place of any left before; the
  * rows of a kind among them with their signature's root-cause key (temp.family_failing: every
  * question of one family's cases reads only these), and each dimension's judged cases per
@@ -751,15 +761,8 @@ static bool fill_family_cases(const reader *rd)
     snprintf(sql, sizeof sql, FAMILY_CASES_SQL, rd->module_of,
              rd->has_also_kinds ? "r.also_kinds" : "NULL");
     bool ok = drop_family_tables(rd) && run_statement(rd, sql, NULL) && fill_family_signatures(rd)
-              && run_statement(rd, "CREATE TEMP TABLE family_failing AS SELECT c.*, ifnull((SELECT"
-                                   " t.key FROM temp.family_signatures t JOIN runs ru ON ru.id ="
-                                   " c.run_id WHERE t.op = c.op AND t.input_type = c.input_type"
-                                   " AND t.kind = c.kind AND t.verdict = c.verdict AND t.layout ="
-                                   " c.layout AND t.distribution = c.distribution AND"
-                                   " t.feature_level = c.feature_level AND t.output_type ="
-                                   " c.output_type AND t.indices_type = ifnull(c.indices_type, '')"
-                                   " AND t.backend = ru.backend AND t.device ="
-                                   " ifnull(ru.device_id, 0)), '') AS cause_key"
+              && run_statement(rd, "CREATE TEMP TABLE family_failing AS SELECT c.*,"
+                                   CAUSE_KEY_OF_CASE("c.kind", "c.verdict") " AS cause_key"
                                    " FROM temp.family_cases c WHERE c.kind IS NOT NULL", NULL)
               /* The process kinds are one family across operators (module '*'). */
               && run_statement(rd, "UPDATE temp.family_failing SET module = '*' WHERE kind IN "
@@ -796,16 +799,23 @@ static bool has_failures(const reader *rd, bool *found)
     return !failed;
 }
 
+/* A reader of the run range, with the columns the file's schema version has. */
+static bool open_reader(sqlite3 *db, int64_t run_lo, int64_t run_hi, dmlc_error *err, reader *rd)
+{
+    *rd = (reader){ db, run_lo, run_hi, err, "", "", false, false, false, false };
+    module_expression("c.op", rd->module_of, sizeof rd->module_of);
+    module_expression("s.op", rd->module_of_signature, sizeof rd->module_of_signature);
+    /* Columns of schema versions 3 and 4; report reads older files too. */
+    return has_column(rd, "signatures", "nondeterministic", &rd->has_nondeterministic)
+           && has_column(rd, "signatures", "shrunk_mismatch", &rd->has_shrunk_mismatch)
+           && has_column(rd, "results", "also_kinds", &rd->has_also_kinds)
+           && has_column(rd, "signatures", "cause", &rd->has_cause);
+}
+
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
-    module_expression("c.op", rd.module_of, sizeof rd.module_of);
-    module_expression("s.op", rd.module_of_signature, sizeof rd.module_of_signature);
-    /* Columns of schema versions 3 and 4; report reads older files too. */
-    if (!has_column(&rd, "signatures", "nondeterministic", &rd.has_nondeterministic)
-        || !has_column(&rd, "signatures", "shrunk_mismatch", &rd.has_shrunk_mismatch)
-        || !has_column(&rd, "results", "also_kinds", &rd.has_also_kinds)
-        || !has_column(&rd, "signatures", "cause", &rd.has_cause))
+    reader rd;
+    if (!open_reader(db, run_lo, run_hi, err, &rd))
         return false;
     *out = (family_list){ 0 };
     bool any = false;
@@ -903,11 +913,14 @@ bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const famil
                         bool (*each)(void *ctx, const family_nan_cases *row, dmlc_error *err),
                         void *ctx, dmlc_error *err)
 {
-    reader rd = { db, run_lo, run_hi, err, "", "", false, false, false, false };
-    char sql[2000];
-    module_expression("c.op", rd.module_of, sizeof rd.module_of);
+    reader rd;
+    char sql[4000];
+    if (!open_reader(db, run_lo, run_hi, err, &rd) || !drop_family_tables(&rd)
+        || !fill_family_signatures(&rd))
+        return drop_family_cases(&rd, false);
     /* As reader.c's Q_NAN_PRINTS (the same subject, operator and type), of the family's cases
-     * that are not judged failures: those are left out of the fingerprint already. */
+     * that are not judged failures (those are left out of the fingerprint already): the cases
+     * of its groups, so that two rows of one kind do not share theirs. */
     snprintf(sql, sizeof sql,
              "SELECT ru.backend || ifnull(' on ' || nullif(dv.device, ''), ''), c.op, c.input_type,"
              " count(*), sum(r.nan_policies & 1 != 0), sum(r.nan_policies & 2 != 0),"
@@ -915,14 +928,15 @@ bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const famil
              " sum(r.nan_policies & 16 != 0)"
              " FROM cases c JOIN results r ON r.case_id = c.id JOIN runs ru ON ru.id = c.run_id"
              " LEFT JOIN devices dv ON dv.id = ru.device_id WHERE c.run_id BETWEEN ?1 AND ?2"
-             " AND (?3 = '*' OR %s = ?3) AND " IN_KINDS("r.kind") " AND " IN_VERDICTS("r.verdict")
              " AND r.verdict <> 'pass' AND r.verdict NOT IN ('fail', 'skip')"
-             " AND r.nan_policies IS NOT NULL"
-             " AND c.input_type IN ('FLOAT32', 'FLOAT16') GROUP BY 1, 2, 3",
+             " AND r.nan_policies IS NOT NULL AND c.input_type IN ('FLOAT32', 'FLOAT16')"
+             " AND instr(?8, ',' || CASE WHEN r.kind IN " PROCESS_KINDS " THEN '*' ELSE %s END"
+             " || ':' || r.kind || ':' || r.verdict || ':' || " CAUSE_KEY_OF_CASE("r.kind", "r.verdict")
+             " || ',') > 0 GROUP BY 1, 2, 3",
              rd.module_of);
     sqlite3_stmt *s = prepare(&rd, sql, f);
     if (!s)
-        return false;
+        return drop_family_cases(&rd, false);
     bool failed = false;
     while (!failed && step(&rd, s, &failed)) {
         family_nan_cases row = { text_at(s, 0), text_at(s, 1), text_at(s, 2),
@@ -932,5 +946,5 @@ bool families_nan_cases(sqlite3 *db, int64_t run_lo, int64_t run_hi, const famil
         failed = !each(ctx, &row, err);
     }
     sqlite3_finalize(s);
-    return !failed;
+    return drop_family_cases(&rd, !failed);
 }
