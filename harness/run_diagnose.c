@@ -92,18 +92,16 @@ static bool record_diagnosis(runner *r, seen_signature *s, const diagnosis *d, d
     const char *found = diagnosis_key(d, s->cause, sizeof s->cause);
     json_t *evidence = diagnosis_json(d);
     char *text = evidence ? json_dumps(evidence, JSON_COMPACT) : NULL;
+    bool ok = text ? store_signature_diagnosis(r->db, s->id, found, text, err)
+                   : err_set(err, "out of memory writing a diagnosis");
+    free(text);
     /* What later signatures its bug explains store: the verdict without the probes (their case
      * files run to megabytes; the family's row shows this signature's). */
-    char *summary = evidence && found && !json_object_del(evidence, "evidence")
-                    ? json_dumps(evidence, JSON_COMPACT) : NULL;
-    json_decref(evidence);
-    bool ok = text && (!found || summary) ? store_signature_diagnosis(r->db, s->id, found, text, err)
-                                          : err_set(err, "out of memory writing a diagnosis");
-    free(text);
-    if (ok && found)
-        s->evidence = summary;
-    else
-        free(summary);
+    if (ok && found) {
+        json_object_del(evidence, "evidence");
+        s->confirmed = evidence;
+    } else
+        json_decref(evidence);
     if (!found)
         s->cause[0] = 0;
     if (ok)
@@ -119,7 +117,7 @@ static bool record_same_bug(runner *r, seen_signature *s, const seen_signature *
                             dmlc_error *err)
 {
     char name[GEN_CASE_ID_SIZE];
-    json_t *d = json_loads(by->evidence, 0, NULL), *as = json_array();
+    json_t *d = json_copy(by->confirmed), *as = json_array(); /* shallow: new keys alone */
     bool ok = d && as && !json_array_append_new(as, json_string(runner_case_name(r->o->seed, by->index, name)))
               && (!also || !json_array_append_new(as, json_string(runner_case_name(r->o->seed, also->index, name))))
               && !json_object_set(d, "same_bug_as", as)
@@ -226,7 +224,7 @@ static size_t confirmed_keys(const runner *r, size_t i, const char **keys, size_
     size_t n = 0;
     for (int near = 5; near >= 0; near--)
         for (size_t k = 0; k < i && n < max; k++)
-            if (r->sigs[k].evidence && nearness(r, k, i) == near && !listed(keys, n, r->sigs[k].cause)) {
+            if (r->sigs[k].confirmed && nearness(r, k, i) == near && !listed(keys, n, r->sigs[k].cause)) {
                 keys[n] = r->sigs[k].cause;
                 from[n++] = k;
             }
@@ -301,7 +299,7 @@ void runner_free_signatures(runner *r)
             case_free(r->sigs[i].shrunk);
             free(r->sigs[i].shrunk);
         }
-        free(r->sigs[i].evidence);
+        json_decref(r->sigs[i].confirmed);
     }
     free(r->sigs);
     r->sigs = NULL;

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <jansson.h>
+
 #include "check.h"
 #include "recorder.h"
 #include "runner.h"
@@ -60,8 +62,9 @@ typedef struct seen_signature {
     bool diagnosed;         /* run_diagnose.c asked the backend about it */
     bool probed;            /* ... by probing its case (not as another signature's bug) */
     char cause[2 * 64 + 2]; /* the root-cause key diagnosed ("": none) */
-    char *evidence;         /* when probing confirmed cause: its diagnosis JSON without the
-                             * probes (status, causes), else NULL */
+    json_t *confirmed;      /* when probing confirmed cause: its diagnosis without the
+                             * probes (status, causes), kept parsed for the signatures its
+                             * bug explains; else NULL */
 } seen_signature;
 
 typedef struct runner {

@@ -640,14 +640,9 @@ static bool join_by_cause(const reader *rd, family_list *l)
         family *f = &l->items[i];
         for (size_t j = 0; f->cause[0] && j < i; j++) { /* larger and judged families first */
             family *g = &l->items[j];
-            char kinds[sizeof g->kinds], causes[sizeof g->causes];
-            snprintf(kinds, sizeof kinds, "%s", g->kinds);
-            snprintf(causes, sizeof causes, "%s", g->causes);
-            if (!cause_keys_same_bug(g->cause, f->cause) || !set_union(kinds, sizeof kinds, f->kinds)
-                || !set_union(causes, sizeof causes, f->causes))
+            if (!cause_keys_same_bug(g->cause, f->cause)
+                || !set_union(g->kinds, sizeof g->kinds, f->kinds))
                 continue;
-            memcpy(g->kinds, kinds, sizeof kinds);
-            memcpy(g->causes, causes, sizeof causes);
             if (cause_key_preferred(g->cause, f->cause) == f->cause) /* named by one bug */
                 snprintf(g->cause, sizeof g->cause, "%s", f->cause);
             if (!strstr(g->verdicts, f->verdict))
@@ -709,7 +704,7 @@ static bool drop_family_tables(const reader *rd)
 }
 
 /* temp.family_signatures: the range's signatures with their operator family and root-cause
- * key (see family.causes): their own when diagnosed ("" undiagnosed), else the key most
+ * key (see family.groups): their own when diagnosed ("" undiagnosed), else the key most
  * signatures of their operator family, kind and verdict got, a confirmed one first (as one
  * family took its cause before signatures were diagnosed one by one). */
 static bool fill_family_signatures(const reader *rd)
@@ -848,7 +843,6 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
         snprintf(f->verdicts, sizeof f->verdicts, ",%s,", f->verdict);
         f->cases = (uint64_t)sqlite3_column_int64(s, 3);
         snprintf(f->cause, sizeof f->cause, "%s", text_at(s, 4));
-        snprintf(f->causes, sizeof f->causes, ",%s,", f->cause);
         if (asprintf(&f->groups, ",%s:%s:%s:%s,", f->module, f->kind, f->verdict, f->cause) < 0) {
             f->groups = NULL;
             failed = !err_set(err, "out of memory reading families");

@@ -39,15 +39,12 @@ typedef struct family {
      * none: undiagnosed (diagnosed true: probed, no cause explained it) or not probed.
      * Families of one cause are one row, whatever operators and kinds it touched. */
     char cause[96];       /* "a+b": two causes confirmed only together */
-    /* Every root-cause key of its signatures, ",a,a|b," (",," for none): a family holds the
-     * cases of its operator family, kinds and verdicts whose signatures have one of these.
-     * A signature not diagnosed takes the key most of its operator family, kind and verdict
-     * got (a run stopped while diagnosing; a file of schema version 5 that probed one
-     * signature a family). */
-    char causes[256];
     /* Its cases exactly: the groups of the first grouping (operator family, kind, verdict,
      * root-cause key) it is made of, ",m:k:v:c,...", allocated.  The sets above say what they
-     * hold; a product of them would also hold another row's groups. */
+     * hold; a product of them would also hold another row's groups.  A signature's key is its
+     * own root cause ("" undiagnosed); one never diagnosed takes the key most of its operator
+     * family, kind and verdict got (a run stopped while diagnosing; a file of schema version 5
+     * that probed one signature a family). */
     char *groups;
     bool diagnosed;
     /* The evidence of its diagnosis (diagnosis_json: probes, each with a case file under
