@@ -426,26 +426,12 @@ static bool device_matches(const report_model *m, const char *pattern)
     return false;
 }
 
-/* A signature diagnosed is in the family holding its group (operator family, kind, verdict
- * and its root-cause key: two bugs of one kind are two rows); one never diagnosed (its key
- * the commonest of its group, results/families.c), in the first family of its operator
- * family, kind and verdict. */
+/* The family holding s's group (operator family, kind, verdict and root-cause key: two bugs
+ * of one kind are two rows), as results/families.c grouped it: a signature never diagnosed
+ * is in the row of the key it took there. */
 const family *report_model_family_of(const report_model *m, const report_signature *s)
 {
-    const char *verdict = s->unspecified ? ",unspecified," : ",fail,";
-    char group[256];
-    if (s->op < OP_COUNT)
-        snprintf(group, sizeof group, ",%s:%s:%s:%s,", op_table[s->op].module_name, s->kind,
-                 s->unspecified ? "unspecified" : "fail", s->cause);
-    for (size_t i = 0; s->diagnosed && s->op < OP_COUNT && i < m->families.count; i++)
-        if (m->families.items[i].groups && strstr(m->families.items[i].groups, group))
-            return &m->families.items[i];
-    for (size_t i = 0; s->op < OP_COUNT && i < m->families.count; i++) {
-        const family *f = &m->families.items[i];
-        if (family_has(f, op_table[s->op].module_name, s->kind) && strstr(f->verdicts, verdict))
-            return f;
-    }
-    return NULL;
+    return families_holding(&m->families, s->id);
 }
 
 /* An expectation's cause pattern against the root cause of s's family: "undiagnosed" matches

@@ -145,6 +145,7 @@ typedef struct report_signature {
      * its operator family, kind and verdict, its family's group (report_model_family_of). */
     char *cause;
     bool diagnosed;
+    int64_t id;                /* signatures.id (0 in a model built without a file) */
     /* Judgement. */
     const char *expected_reason; /* the expectation that names it, or NULL (points into model) */
     report_mark mark;

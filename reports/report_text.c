@@ -44,9 +44,7 @@ const report_signature *report_family_signature(const report_model *m, const fam
     const report_signature *best = NULL;
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
-        bool fails = !strcmp(f->verdict, "fail");
-        if (s->op >= OP_COUNT || !family_has(f, op_table[s->op].module_name, s->kind)
-            || s->unspecified == fails)
+        if (report_model_family_of(m, s) != f)
             continue;
         if (!best || (s->rep_elements && (!best->rep_elements || s->rep_elements < best->rep_elements)))
             best = s;
@@ -62,8 +60,7 @@ const char *report_family_status(const report_model *m, const family *f)
         return "FAIL, nondeterministic";
     for (size_t i = 0; i < m->signature_count; i++) {
         const report_signature *s = &m->signatures[i];
-        if (s->op < OP_COUNT && family_has(f, op_table[s->op].module_name, s->kind)
-            && !s->unspecified && !s->expected_reason)
+        if (report_model_family_of(m, s) == f && !s->unspecified && !s->expected_reason)
             return "FAIL";
     }
     return "expected";

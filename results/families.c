@@ -794,6 +794,50 @@ static bool has_failures(const reader *rd, bool *found)
     return !failed;
 }
 
+/* The family whose groups hold ",module:kind:verdict:key,", or l->count. */
+static size_t family_of_group(const family_list *l, const char *group)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].groups && strstr(l->items[i].groups, group))
+            return i;
+    return l->count;
+}
+
+/* Each failing signature's family (family_list.signature_family), by its group: the key it
+ * was grouped by, its own or the one it took (temp.family_signatures). */
+static bool map_signatures(const reader *rd, family_list *l)
+{
+    sqlite3_stmt *s = prepare(rd, "SELECT id, module, kind, verdict, key FROM temp.family_signatures"
+                              " WHERE verdict IN ('fail', 'unspecified') ORDER BY id", NULL);
+    bool failed = !s;
+    size_t cap = 0;
+    while (!failed && step(rd, s, &failed)) {
+        char group[sizeof l->items->module + sizeof l->items->kind + sizeof l->items->cause + 32];
+        snprintf(group, sizeof group, ",%s:%s:%s:%s,", text_at(s, 1), text_at(s, 2),
+                 text_at(s, 3), text_at(s, 4));
+        size_t at = family_of_group(l, group);
+        if (at == l->count)
+            continue;
+        if (l->signature_count == cap) {
+            size_t more = cap ? 2 * cap : 64;
+            int64_t *ids = realloc(l->signature_ids, more * sizeof *ids);
+            if (ids)
+                l->signature_ids = ids;
+            size_t *of = ids ? realloc(l->signature_family, more * sizeof *of) : NULL;
+            if (!of) {
+                failed = !err_set(rd->err, "out of memory reading families");
+                break;
+            }
+            l->signature_family = of;
+            cap = more;
+        }
+        l->signature_ids[l->signature_count] = sqlite3_column_int64(s, 0);
+        l->signature_family[l->signature_count++] = at;
+    }
+    sqlite3_finalize(s);
+    return !failed;
+}
+
 /* A reader of the run range, with the columns the file's schema version has. */
 static bool open_reader(sqlite3 *db, int64_t run_lo, int64_t run_hi, dmlc_error *err, reader *rd)
 {
@@ -854,17 +898,11 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
     failed = failed || !join_explained(&rd, out);
     for (size_t i = 0; !failed && i < out->count; i++)
         failed = !describe(&rd, &out->items[i]);
-    failed = failed || !join_by_needs(&rd, out) || !join_by_cause(&rd, out);
+    failed = failed || !join_by_needs(&rd, out) || !join_by_cause(&rd, out)
+             || !map_signatures(&rd, out);
     if (failed)
         families_free(out);
     return drop_family_cases(&rd, !failed);
-}
-
-bool family_has(const family *f, const char *module, const char *kind)
-{
-    char item[64];
-    snprintf(item, sizeof item, ",%s,", kind);
-    return (!strcmp(f->module, "*") || !strcmp(f->module, module)) && strstr(f->kinds, item);
 }
 
 void families_free(family_list *l)
@@ -877,7 +915,23 @@ void families_free(family_list *l)
         free(l->items[i].groups);
     }
     free(l->items);
+    free(l->signature_ids);
+    free(l->signature_family);
     *l = (family_list){ 0 };
+}
+
+const family *families_holding(const family_list *l, int64_t id)
+{
+    size_t lo = 0, hi = l->signature_count;
+    while (lo < hi) { /* signature_ids ascend */
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->signature_ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->signature_count && l->signature_ids[lo] == id ? &l->items[l->signature_family[lo]]
+                                                                 : NULL;
 }
 
 bool families_read_file(const char *path, int64_t run_id, bool all_runs, family_list *out,

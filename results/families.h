@@ -73,10 +73,16 @@ typedef struct family {
 typedef struct family_list {
     family *items; /* judged failures first, then by case count */
     size_t count;
+    /* Every failing signature of the runs read (signatures.id, ascending) and the index in
+     * items of the family holding its group: two rows of one kind hold different
+     * signatures, and a signature never diagnosed is in the row of the key it took. */
+    int64_t *signature_ids;
+    size_t *signature_family;
+    size_t signature_count;
 } family_list;
 
-/* Whether f holds the failures of this operator family and kind (a signature's, say). */
-bool family_has(const family *f, const char *module, const char *kind);
+/* The family holding signature `id` (signatures.id), or NULL: not failing in the runs read. */
+const family *families_holding(const family_list *l, int64_t id);
 
 /* The families of runs run_lo..run_hi of db (read-only use). */
 bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out, dmlc_error *err);

@@ -47,7 +47,7 @@ typedef enum reader_query {
     " json_extract(s.first_mismatch, '$.tensor'), json_extract(s.first_mismatch, '$.element')," \
     " json_extract(s.first_mismatch, '$.expected'), json_extract(s.first_mismatch, '$.got')," \
     " sum(a.cases) AS n, group_concat(a.classes), min(a.detail)," \
-    " json_extract(s.first_mismatch, '$.explanation')" CAUSE \
+    " json_extract(s.first_mismatch, '$.explanation')" CAUSE ", s.id" \
     " FROM signatures s" \
     " JOIN runs r ON r.backend = s.backend AND ifnull(r.device_id, 0) = ifnull(s.device_id, 0)" \
     " JOIN temp.digest_signature_rows a ON a.run_id = r.id AND a.op = s.op" \
@@ -429,7 +429,7 @@ static reader_signature signature_row(sqlite3_stmt *s)
         .element = col_u64(s, 17), .expected = col_text(s, 18), .got = col_text(s, 19),
         .count = col_u64(s, 20), .classes = col_text(s, 21), .detail = col_text(s, 22),
         .explanation = col_text(s, 23), .cause = col_text(s, 24),
-        .diagnosed = sqlite3_column_int(s, 25) != 0,
+        .diagnosed = sqlite3_column_int(s, 25) != 0, .id = sqlite3_column_int64(s, 26),
     };
 }
 

@@ -110,6 +110,7 @@ typedef struct reader_signature {
      * all (schema version 5; "" and false before). */
     const char *cause;
     bool diagnosed;
+    int64_t id; /* signatures.id: its family is families_holding's */
 } reader_signature;
 
 bool reader_signatures(reader *r, const reader_range *range,
