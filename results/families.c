@@ -449,7 +449,7 @@ static bool read_diagnosis(const family_reader *rd, family *f)
 {
     /* One with probes first: a signature another's bug explains stores no probes. */
     sqlite3_stmt *s = family_sql_prepare(rd, "SELECT t.diagnosis" FROM_SIGNATURES " AND t.diagnosis IS NOT NULL"
-                              " ORDER BY instr(t.diagnosis, '\"same_bug_as\"') > 0, t.id LIMIT 1", f);
+                                         " ORDER BY instr(t.diagnosis, '\"same_bug_as\"') > 0, t.id LIMIT 1", f);
     bool failed = !s;
     if (s && family_sql_step(rd, s, &failed)) {
         f->diagnosed = true;
@@ -535,7 +535,7 @@ static size_t family_of_group(const family_list *l, const char *group)
 static bool map_signatures(const family_reader *rd, family_list *l)
 {
     sqlite3_stmt *s = family_sql_prepare(rd, "SELECT id, module, kind, verdict, key FROM temp.family_signatures"
-                              " WHERE verdict IN ('fail', 'unspecified') ORDER BY id", NULL);
+                                         " WHERE verdict IN ('fail', 'unspecified') ORDER BY id", NULL);
     bool failed = !s;
     size_t cap = 0;
     while (!failed && family_sql_step(rd, s, &failed)) {
@@ -579,9 +579,9 @@ bool families_find(sqlite3 *db, int64_t run_lo, int64_t run_hi, family_list *out
     if (!family_tables_fill(&rd))
         return false;
     sqlite3_stmt *s = family_sql_prepare(&rd, "SELECT c.module, c.kind, c.verdict, COUNT(*), c.cause_key"
-                              " FROM temp.family_failing c WHERE c.verdict IN ('fail', 'unspecified')"
-                              " GROUP BY c.module, c.kind, c.verdict, c.cause_key ORDER BY"
-                              " c.verdict = 'fail' DESC, COUNT(*) DESC, c.module, c.kind, c.cause_key", NULL);
+                                         " FROM temp.family_failing c WHERE c.verdict IN ('fail', 'unspecified')"
+                                         " GROUP BY c.module, c.kind, c.verdict, c.cause_key ORDER BY"
+                                         " c.verdict = 'fail' DESC, COUNT(*) DESC, c.module, c.kind, c.cause_key", NULL);
     if (!s)
         return family_tables_drop(&rd, false);
     size_t cap = 0;

@@ -134,7 +134,7 @@ const char *family_sql_text(sqlite3_stmt *s, int col)
 static bool has_column(family_reader *rd, const char *table, const char *name, bool *has)
 {
     sqlite3_stmt *probe = family_sql_prepare(rd, "SELECT count(*) FROM pragma_table_info(?3) WHERE name = ?4",
-                                  NULL);
+                                             NULL);
     bool probe_failed = false;
     if (probe) {
         sqlite3_bind_text(probe, 3, table, -1, SQLITE_STATIC);
@@ -177,17 +177,17 @@ static bool fill_family_signatures(const family_reader *rd)
              rd->has_nondeterministic ? "s.nondeterministic" : "0");
     return family_sql_run(rd, sql, NULL)
            && family_sql_run(rd, "CREATE TEMP TABLE family_inherited AS SELECT module, kind, verdict,"
-                                " key FROM (SELECT module, kind, verdict, key, row_number() OVER"
-                                " (PARTITION BY module, kind, verdict ORDER BY key = '',"
-                                " count(*) DESC, key) AS rank FROM temp.family_signatures"
-                                " WHERE key IS NOT NULL GROUP BY module, kind, verdict, key)"
-                                " WHERE rank = 1", NULL)
+                             " key FROM (SELECT module, kind, verdict, key, row_number() OVER"
+                             " (PARTITION BY module, kind, verdict ORDER BY key = '',"
+                             " count(*) DESC, key) AS rank FROM temp.family_signatures"
+                             " WHERE key IS NOT NULL GROUP BY module, kind, verdict, key)"
+                             " WHERE rank = 1", NULL)
            && family_sql_run(rd, "UPDATE temp.family_signatures SET key = ifnull((SELECT i.key FROM"
-                                " temp.family_inherited i WHERE i.module = family_signatures.module"
-                                " AND i.kind = family_signatures.kind AND i.verdict ="
-                                " family_signatures.verdict), '') WHERE key IS NULL", NULL)
+                             " temp.family_inherited i WHERE i.module = family_signatures.module"
+                             " AND i.kind = family_signatures.kind AND i.verdict ="
+                             " family_signatures.verdict), '') WHERE key IS NULL", NULL)
            && family_sql_run(rd, "CREATE INDEX temp.family_signatures_case ON family_signatures(op,"
-                                " input_type, kind, verdict, layout, distribution)", NULL);
+                             " input_type, kind, verdict, layout, distribution)", NULL);
 }
 
 /* The root-cause key of case c (a row of cases or temp.family_cases) failing as `kind` and
@@ -212,11 +212,11 @@ bool family_tables_fill(const family_reader *rd)
              rd->has_also_kinds ? "r.also_kinds" : "NULL");
     bool ok = drop_family_tables(rd) && family_sql_run(rd, sql, NULL) && fill_family_signatures(rd)
               && family_sql_run(rd, "CREATE TEMP TABLE family_failing AS SELECT c.*,"
-                                   CAUSE_KEY_OF_CASE("c.kind", "c.verdict") " AS cause_key"
-                                   " FROM temp.family_cases c WHERE c.kind IS NOT NULL", NULL)
+                                CAUSE_KEY_OF_CASE("c.kind", "c.verdict") " AS cause_key"
+                                " FROM temp.family_cases c WHERE c.kind IS NOT NULL", NULL)
               /* The process kinds are one family across operators (module '*'). */
               && family_sql_run(rd, "UPDATE temp.family_failing SET module = '*' WHERE kind IN "
-                                   PROCESS_KINDS, NULL)
+                                PROCESS_KINDS, NULL)
               && family_sql_run(rd, "CREATE TEMP TABLE family_judged (d, module, v, n)", NULL);
     for (size_t d = 0; ok && d < family_dimension_count; d++) {
         snprintf(sql, sizeof sql, "INSERT INTO temp.family_judged SELECT %zu, c.module, %s,"
@@ -241,8 +241,8 @@ bool family_tables_drop(const family_reader *rd, bool ok)
 bool family_tables_any_failure(const family_reader *rd, bool *found)
 {
     sqlite3_stmt *s = family_sql_prepare(rd, "SELECT 1 FROM cases c JOIN results r ON r.case_id = c.id"
-                              " WHERE c.run_id BETWEEN ?1 AND ?2 AND r.kind IS NOT NULL"
-                              " AND r.verdict IN ('fail', 'unspecified') LIMIT 1", NULL);
+                                         " WHERE c.run_id BETWEEN ?1 AND ?2 AND r.kind IS NOT NULL"
+                                         " AND r.verdict IN ('fail', 'unspecified') LIMIT 1", NULL);
     bool failed = !s;
     *found = s && family_sql_step(rd, s, &failed);
     sqlite3_finalize(s);
