@@ -201,12 +201,10 @@ static bool fill_signature(const reader_signature *row, report_signature *g, dml
     g->classes = report_strdup(row->classes);
     g->detail = report_strdup(row->detail);
     g->explanation = report_strdup(row->explanation);
-    g->cause = report_strdup(row->cause);
-    g->diagnosed = row->diagnosed;
     g->id = row->id;
     if (!g->layout || !g->distribution || !g->kind || !g->first_seen || !g->last_seen
         || !g->backend || !g->replay || !g->gen_args || !g->tensor || !g->classes || !g->detail
-        || !g->explanation || !g->cause)
+        || !g->explanation)
         return err_set(err, "out of memory");
     return true;
 }

@@ -47,7 +47,6 @@ static void signature_free(report_signature *s)
     free(s->tensor);
     free(s->detail);
     free(s->explanation);
-    free(s->cause);
 }
 
 static void run_free(report_run *r)
@@ -719,11 +718,10 @@ static bool signature_copy(report_signature *dst, const report_signature *src)
     dst->tensor = report_strdup(src->tensor);
     dst->detail = report_strdup(src->detail);
     dst->explanation = report_strdup(src->explanation);
-    dst->cause = report_strdup(src->cause);
     dst->expected_reason = NULL;
     return dst->layout && dst->distribution && dst->kind && dst->classes && dst->first_seen
            && dst->last_seen && dst->backend && dst->replay && dst->gen_args && dst->tensor && dst->detail
-           && dst->explanation && dst->cause;
+           && dst->explanation;
 }
 
 static void mark_cells(report_model *m, const report_model *base)

@@ -141,11 +141,9 @@ typedef struct report_signature {
     /* The check's explanation of the representative's first difference (the lines `run`
      * printed: values at the expected and the returned index, what they show), or "". */
     char *explanation;
-    /* The root-cause key probing stored with it ("" none), and whether it was diagnosed: with
-     * its operator family, kind and verdict, its family's group (report_model_family_of). */
-    char *cause;
-    bool diagnosed;
-    int64_t id;                /* signatures.id (0 in a model built without a file) */
+    /* signatures.id in the file it was read from (a gone signature's is the baseline's; 0 in
+     * a model built without a file): its family and root cause (report_model_family_of). */
+    int64_t id;
     /* Judgement. */
     const char *expected_reason; /* the expectation that names it, or NULL (points into model) */
     report_mark mark;

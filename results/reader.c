@@ -30,34 +30,11 @@ typedef enum reader_query {
     Q_RUNS,
     Q_RUNS_V4,
     Q_SIGNATURES,
-    Q_SIGNATURES_V4,
     Q_CELL_SKIPS,
     Q_COUNT
 } reader_query;
 
 /* Every statement the loader runs.  ?1..?2 is the range of selected run ids. */
-/* Signatures with their case count in the selected runs.  A case belongs to a signature
- * when every key field of the signature (schema: signatures_key) matches: the digest
- * counted the cases of each such key in each run (temp.digest_signature_rows, whose
- * indices_type is '' for none).  CAUSE: its root-cause columns (schema version 5). */
-#define SIGNATURES_SELECT(CAUSE) \
-    "SELECT s.feature_level, s.op, s.input_type, s.output_type, s.indices_type, s.layout," \
-    " s.distribution, s.kind, s.verdict, s.first_seen_at, s.last_seen_at," \
-    " s.representative, s.rep_elements, s.backend, s.replay, s.shrunk_case IS NOT NULL," \
-    " json_extract(s.first_mismatch, '$.tensor'), json_extract(s.first_mismatch, '$.element')," \
-    " json_extract(s.first_mismatch, '$.expected'), json_extract(s.first_mismatch, '$.got')," \
-    " sum(a.cases) AS n, group_concat(a.classes), min(a.detail)," \
-    " json_extract(s.first_mismatch, '$.explanation')" CAUSE ", s.id" \
-    " FROM signatures s" \
-    " JOIN runs r ON r.backend = s.backend AND ifnull(r.device_id, 0) = ifnull(s.device_id, 0)" \
-    " JOIN temp.digest_signature_rows a ON a.run_id = r.id AND a.op = s.op" \
-    "  AND a.feature_level = s.feature_level AND a.input_type = s.input_type" \
-    "  AND a.output_type = s.output_type AND a.indices_type = ifnull(s.indices_type, '')" \
-    "  AND a.layout = s.layout AND a.distribution = s.distribution" \
-    "  AND a.verdict = s.verdict AND a.kind = s.kind" \
-    " WHERE r.id BETWEEN ?1 AND ?2" \
-    " GROUP BY s.id ORDER BY s.verdict, n DESC, s.id"
-
 static const char *const reader_sql[Q_COUNT] = {
     [Q_USER_VERSION] = "PRAGMA user_version",
     [Q_SCHEMA_OBJECTS] =
@@ -93,8 +70,27 @@ static const char *const reader_sql[Q_COUNT] = {
     [Q_CELL_SKIPS] =
         ("SELECT feature_level, op, input_type, output_type, indices_type, detail, cases"
          " FROM temp.digest_skip_rows ORDER BY 7 DESC"),
-    [Q_SIGNATURES] = SIGNATURES_SELECT(", s.cause, s.diagnosis IS NOT NULL"),
-    [Q_SIGNATURES_V4] = SIGNATURES_SELECT(", NULL, 0"),
+    /* Signatures with their case count in the selected runs.  A case belongs to a signature
+     * when every key field of the signature (schema: signatures_key) matches: the digest
+     * counted the cases of each such key in each run (temp.digest_signature_rows, whose
+     * indices_type is '' for none).  Its family is families_holding's, by s.id. */
+    [Q_SIGNATURES] =
+        ("SELECT s.feature_level, s.op, s.input_type, s.output_type, s.indices_type, s.layout,"
+         " s.distribution, s.kind, s.verdict, s.first_seen_at, s.last_seen_at,"
+         " s.representative, s.rep_elements, s.backend, s.replay, s.shrunk_case IS NOT NULL,"
+         " json_extract(s.first_mismatch, '$.tensor'), json_extract(s.first_mismatch, '$.element'),"
+         " json_extract(s.first_mismatch, '$.expected'), json_extract(s.first_mismatch, '$.got'),"
+         " sum(a.cases) AS n, group_concat(a.classes), min(a.detail),"
+         " json_extract(s.first_mismatch, '$.explanation'), s.id"
+         " FROM signatures s"
+         " JOIN runs r ON r.backend = s.backend AND ifnull(r.device_id, 0) = ifnull(s.device_id, 0)"
+         " JOIN temp.digest_signature_rows a ON a.run_id = r.id AND a.op = s.op"
+         "  AND a.feature_level = s.feature_level AND a.input_type = s.input_type"
+         "  AND a.output_type = s.output_type AND a.indices_type = ifnull(s.indices_type, '')"
+         "  AND a.layout = s.layout AND a.distribution = s.distribution"
+         "  AND a.verdict = s.verdict AND a.kind = s.kind"
+         " WHERE r.id BETWEEN ?1 AND ?2"
+         " GROUP BY s.id ORDER BY s.verdict, n DESC, s.id"),
 };
 
 typedef struct reader {
@@ -428,8 +424,7 @@ static reader_signature signature_row(sqlite3_stmt *s)
         .has_shrunk_case = sqlite3_column_int(s, 15) != 0, .tensor = col_text(s, 16),
         .element = col_u64(s, 17), .expected = col_text(s, 18), .got = col_text(s, 19),
         .count = col_u64(s, 20), .classes = col_text(s, 21), .detail = col_text(s, 22),
-        .explanation = col_text(s, 23), .cause = col_text(s, 24),
-        .diagnosed = sqlite3_column_int(s, 25) != 0, .id = sqlite3_column_int64(s, 26),
+        .explanation = col_text(s, 23), .id = sqlite3_column_int64(s, 24),
     };
 }
 
@@ -438,7 +433,7 @@ bool reader_signatures(reader *d, const reader_range *range,
                        void *ctx, dmlc_error *err)
 {
     bool failed = false;
-    sqlite3_stmt *s = digested(d, range, err) ? walk(d, d->version >= 5 ? Q_SIGNATURES : Q_SIGNATURES_V4, range, err) : NULL;
+    sqlite3_stmt *s = digested(d, range, err) ? walk(d, Q_SIGNATURES, range, err) : NULL;
     if (!s)
         return false;
     while (next_row(d, s, &failed, err)) {

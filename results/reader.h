@@ -106,11 +106,7 @@ typedef struct reader_signature {
     uint64_t count;
     const char *classes; /* its cases' unspecified classes, "nan,denormal" */
     const char *detail;  /* one of its cases' details */
-    /* The root-cause key probing stored with it ("" none) and whether it was diagnosed at
-     * all (schema version 5; "" and false before). */
-    const char *cause;
-    bool diagnosed;
-    int64_t id; /* signatures.id: its family is families_holding's */
+    int64_t id; /* signatures.id: its family (and root cause) is families_holding's */
 } reader_signature;
 
 bool reader_signatures(reader *r, const reader_range *range,
