@@ -166,14 +166,13 @@ static void print_unconfirmed(runner *r, const seen_signature *s, const diagnosi
 
 /* Diagnoses signature s (the i-th) on its shrunk case and, when that leaves it undiagnosed,
  * on the case itself (a case shrunk to two elements leaves probes little room to tell causes
- * apart).  A later signature of a family whose cause probing confirmed, which its probes name
- * no cause for, is left undiagnosed in the file, in that cause's row: its own case is one the
- * cause's model does not reach (the NaNs float_compared_as_int_bits also misorders), and no
- * probe of it says otherwise. */
-static bool diagnose_signature(runner *r, size_t i, dmlc_error *err)
+ * apart).  A later signature of a family whose cause is `known` (family_cause), which its
+ * probes name no cause for, is left undiagnosed in the file, in that cause's row: its own case
+ * is one the cause's model does not reach (the NaNs float_compared_as_int_bits also
+ * misorders), and no probe of it says otherwise. */
+static bool diagnose_signature(runner *r, size_t i, const char *known, dmlc_error *err)
 {
     seen_signature *s = &r->sigs[i];
-    const char *known = family_cause(r, i);
     dml_case generated;
     gen_info info;
     case_init(&generated);
@@ -283,8 +282,10 @@ bool runner_diagnose_new_families(runner *r, dmlc_error *err)
          * one most of its family's signatures have (results/families.c): a bug that can show
          * there but whose model does not reach all of the case (NaNs) is no other bug. */
         unsigned probed = family_probed(r, i);
-        bool other_bug = family_cause(r, i) && !check.could_show;
-        if ((probed == 0 || (other_bug && probed < PROBED_PER_FAMILY)) && !diagnose_signature(r, i, err))
+        const char *known = family_cause(r, i);
+        bool other_bug = known && !check.could_show;
+        if ((probed == 0 || (other_bug && probed < PROBED_PER_FAMILY))
+            && !diagnose_signature(r, i, known, err))
             return false;
     }
     r->rep->probes = session_probes_asked(r->s); /* the summary says them (run_summary.c) */
